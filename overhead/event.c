@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: GPL-2.0
+/* placeholder: being written */
+typedef int prec_placeholder_event;

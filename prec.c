@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prec: a profiler that records perf.data files the real perf reads, and tells what the
+ * profiling cost. This file is the command table; each command lives in its own folder.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "format/perf-data.h"
+#include "prec.h"
+#include "util/log.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static int cmd_help(int argc, char **argv);
+
+static const struct command commands[] = {
+	{ "record", cmd_record, "run a command and record its profile into perf.data" },
+	{ "report", cmd_report, "read perf.data and show where time went and what profiling cost" },
+	{ "help", cmd_help, "show help for prec or one of its commands" },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: prec [--version] [-h] COMMAND [ARGS]\n\nCommands:\n");
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "   %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nSee 'prec help COMMAND' or 'prec COMMAND -h' for a command's options.\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *cmd;
+	char *sub[] = { NULL, "-h", NULL };
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd || cmd->fn == cmd_help) {
+		if (cmd)
+			return cmd_help(1, argv);
+		fprintf(stderr, "prec: '%s' is not a prec command (see 'prec help')\n", argv[1]);
+		return 2;
+	}
+	sub[0] = argv[1];
+	return cmd->fn(2, sub);
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	pd_set_log(log_format_message);
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("prec version %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		return cmd_help(1, argv);
+	if (argv[1][0] == '-') {
+		fprintf(stderr, "prec: unknown option '%s' (see 'prec help')\n", argv[1]);
+		return 2;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "prec: '%s' is not a prec command (see 'prec help')\n", argv[1]);
+		return 2;
+	}
+	return cmd->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,154 @@
+# shellcheck shell=bash
+# Test library for prec's integration tests: TAP output, prerequisites, a scratch directory and
+# one normaliser for golden outputs. Source it, call plan or let done_testing count, then:
+#
+#   require root perf tracefs    # a missing prerequisite skips the whole file, visibly
+#   test_expect "perf reads it" 'perf report -i x.data --stdio 2>err && ! test -s err'
+#   done_testing
+#
+# PREC_SRC and PREC_BUILD are set by make check (AM_TESTS_ENVIRONMENT); when a test is run by
+# hand they default to the source tree and ./build.
+set -u
+
+PREC_SRC=${PREC_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+PREC_BUILD=${PREC_BUILD:-$PREC_SRC/build}
+PREC=${PREC:-$PREC_BUILD/prec}
+PYTHON=${PYTHON:-python3}
+export PREC_SRC PREC_BUILD PREC PYTHON
+export LC_ALL=C
+
+_t_count=0
+_t_failed=0
+_t_name=$(basename "$0" .sh)
+
+# Every test file gets its own scratch directory, removed at the end unless PREC_KEEP is set.
+T=$(mktemp -d "${TMPDIR:-/tmp}/prec-$_t_name.XXXXXX")
+_t_cleanup() {
+	local rc=$?
+	[ -n "${PREC_KEEP:-}" ] || rm -rf "$T"
+	exit $rc
+}
+trap _t_cleanup EXIT
+cd "$T" || exit 1
+
+# skip_all REASON: nothing in this file can run; TAP says why.
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+# prerequisite checks, each a name: root perf tracefs python zstd bpf
+_have() {
+	case "$1" in
+	root) [ "$(id -u)" = 0 ] ;;
+	perf) command -v perf >/dev/null 2>&1 && perf version >/dev/null 2>&1 ;;
+	tracefs)
+		[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+		[ -r /sys/kernel/tracing/events/header_page ] ;;
+	python) command -v "$PYTHON" >/dev/null 2>&1 ;;
+	zstd) grep -q '^#define HAVE_ZSTD 1' "$PREC_BUILD/config.h" 2>/dev/null ;;
+	bpf) grep -q '^#define HAVE_BPF 1' "$PREC_BUILD/config.h" 2>/dev/null ;;
+	perf-python) perf version --build-options 2>/dev/null | grep -q 'libpython: *\[ on' ;;
+	*) echo "# unknown prerequisite $1" >&2; return 1 ;;
+	esac
+}
+
+# require PREREQ...: skip the whole file when one is missing.
+require() {
+	local p
+	for p in "$@"; do
+		_have "$p" || skip_all "missing prerequisite: $p"
+	done
+}
+
+# have PREREQ: for single tests, with test_skip.
+have() {
+	_have "$1"
+}
+
+_t_result() {
+	_t_count=$((_t_count + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $_t_count - $2"
+	else
+		_t_failed=$((_t_failed + 1))
+		echo "not ok $_t_count - $2"
+	fi
+}
+
+# test_expect DESC SCRIPT: run SCRIPT in a subshell (stdout/stderr to the log); ok if it exits 0.
+test_expect() {
+	local desc=$1 script=$2 rc
+	(eval "$script") >"$T/.out" 2>&1
+	rc=$?
+	_t_result $rc "$desc"
+	if [ $rc != 0 ]; then
+		sed 's/^/# /' "$T/.out" | head -40
+	fi
+	return 0
+}
+
+# test_expect_fail DESC SCRIPT: ok if SCRIPT fails.
+test_expect_fail() {
+	local desc=$1 script=$2 rc
+	(eval "$script") >"$T/.out" 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
+		_t_result 1 "$desc"
+		sed 's/^/# /' "$T/.out" | head -40
+	else
+		_t_result 0 "$desc"
+	fi
+	return 0
+}
+
+# test_skip DESC REASON: a single visible skip.
+test_skip() {
+	_t_count=$((_t_count + 1))
+	echo "ok $_t_count - $1 # SKIP $2"
+}
+
+done_testing() {
+	echo "1..$_t_count"
+	[ $_t_failed = 0 ]
+}
+
+# --- helpers for assertions ---
+
+# fail MSG: print and return 1 (use inside test scripts).
+fail() {
+	echo "$*"
+	return 1
+}
+
+# no_stderr FILE: the file exists and is empty, or print it.
+no_stderr() {
+	if [ -s "$1" ]; then
+		echo "unexpected stderr:"
+		head -20 "$1"
+		return 1
+	fi
+}
+
+# perf_clean CMD...: run perf, require exit 0 and an empty stderr (perf report exits 0 even when it
+# failed to process a file, so stderr is the judge). stdout goes to stdout.
+perf_clean() {
+	local err="$T/.perf-err.$$"
+	"$@" 2>"$err"
+	local rc=$?
+	if [ $rc != 0 ]; then
+		echo "exit $rc from: $*"
+		head -20 "$err"
+		return 1
+	fi
+	no_stderr "$err" || { echo "from: $*"; return 1; }
+}
+
+# normalise: the one filter for golden outputs: pids, times, addresses and paths become tokens.
+normalise() {
+	sed -E \
+		-e 's/0x[0-9a-f]{6,}/ADDR/g' \
+		-e 's/\b[0-9]+\.[0-9]{6,9}\b/TIME/g' \
+		-e "s#$T#TMP#g" \
+		-e 's/\b(pid|tid)[ =:]+[0-9]+/\1 PID/g'
+}

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hot3: a CPU-bound workload with three hot functions doing 50%, 30% and 20% of the work,
+ * called through a shallow call chain (main -> run_round -> hot_*).
+ *
+ * It must profile the same at any optimisation level the build uses, so:
+ * - the three loops differ in a constant, or gcc folds identical functions into one symbol;
+ * - gcc drops the frame pointer in leaves at -O1 and up, and turns a final call into a jump, and
+ *   frame-pointer callchains then skip the caller: Makefile.am builds this file with
+ *   -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls, which no -O level overrides, and
+ *   each hot function also ends with a call (to consume()) for builds without those flags;
+ * - everything is noinline, and the loop carries a dependency through a volatile read so that
+ *   the compiler cannot vectorise or shorten it.
+ *
+ * usage: hot3 [SECONDS]   (default 1; the work is split into rounds until the time is up)
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#define HOT __attribute__((noinline, noclone))
+
+volatile unsigned long sink;
+static volatile unsigned long salt = 3;
+
+HOT void consume(unsigned long s)
+{
+	sink += s;
+}
+
+HOT void hot_a(unsigned long n)
+{
+	unsigned long i, s = 0, k = salt;
+
+	for (i = 0; i < n; i++)
+		s += (i * i) ^ (s >> k) ^ 0xa;
+	consume(s);
+}
+
+HOT void hot_b(unsigned long n)
+{
+	unsigned long i, s = 0, k = salt;
+
+	for (i = 0; i < n; i++)
+		s += (i * i) ^ (s >> k) ^ 0xb;
+	consume(s);
+}
+
+HOT void hot_c(unsigned long n)
+{
+	unsigned long i, s = 0, k = salt;
+
+	for (i = 0; i < n; i++)
+		s += (i * i) ^ (s >> k) ^ 0xc;
+	consume(s);
+}
+
+HOT void run_round(unsigned long unit)
+{
+	hot_a(5 * unit);
+	hot_b(3 * unit);
+	hot_c(2 * unit);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = argc > 1 ? atof(argv[1]) : 1.0;
+	double end = now() + seconds;
+
+	do
+		run_round(200000);
+	while (now() < end);
+	return 0;
+}

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Build prec and run every test: the integration and unit tests in ./build, then the unit tests
+# and the fuzz corpus again under AddressSanitizer and UndefinedBehaviorSanitizer in
+# ./build-asan. The last line is the count: "N passed, N failed, N skipped".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$(pwd)
+
+tools/bootstrap.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+(cd build && make -j"$(nproc)" check >check.out 2>&1)
+status=$?
+
+mkdir -p build-asan
+(
+	cd build-asan &&
+	{ [ -f Makefile ] || ../configure --enable-sanitizers >/dev/null; } &&
+	make -j"$(nproc)" check-unit >check.out 2>&1
+)
+asan=$?
+[ $asan = 0 ] || status=1
+
+# Show what failed, with its log, so a CI reader does not have to dig.
+for d in build build-asan; do
+	grep -l '^:test-result: \(FAIL\|ERROR\|XPASS\)' "$d"/tests/*.trs "$d"/tests/*/*.trs \
+		2>/dev/null | while read -r trs; do
+		log=${trs%.trs}.log
+		echo "---- $d/${log#$d/}"
+		tail -60 "$log"
+	done
+done
+grep -h '^\(PASS\|FAIL\|SKIP\|ERROR\|XPASS\):' build/check.out build-asan/check.out 2>/dev/null |
+	grep -v '^PASS' || true
+
+results=$(cat build/tests/*.trs build/tests/*/*.trs build-asan/tests/*.trs \
+	build-asan/tests/*/*.trs 2>/dev/null | grep '^:test-result:')
+passed=$(grep -c ': PASS' <<<"$results")
+failed=$(grep -c ': \(FAIL\|ERROR\|XPASS\)' <<<"$results")
+skipped=$(grep -c ': SKIP' <<<"$results")
+if [ $status != 0 ] && [ "$failed" = 0 ]; then
+	# make check failed without a failing test: a build error. Show it.
+	tail -30 build/check.out build-asan/check.out 2>/dev/null
+	failed=1
+fi
+cd "$top"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
