@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The -e grammar of perf: hardware, software and hardware-cache events, raw rNNNN, PMU events
+ * with terms (pmu/config=..,period=..,name=../) from /sys/bus/event_source/devices, tracepoints
+ * sys:name, modifiers (u k h G H p pp ppp S D), groups {a,b}:mods and comma lists.
+ */
+#ifndef PREC_RECORD_PARSE_EVENTS_H
+#define PREC_RECORD_PARSE_EVENTS_H
+
+#include <stdbool.h>
+#include <linux/perf_event.h>
+
+struct event_spec {
+	/*
+	 * type, config, config1, config2, exclusion bits and precise_ip as the event asks; sample
+	 * period or frequency only when a term set them (has_period / has_freq).
+	 */
+	struct perf_event_attr attr;
+	char *name;     /* as perf names it: "cycles", "cpu-clock:u", "sched:sched_switch", name= */
+	char *pmu;      /* the PMU's sysfs name, or NULL for the generic types */
+	char *tp_system; /* tracepoints */
+	char *tp_event;
+	char *filter;   /* --filter, tracepoints only */
+	int leader;     /* index of the group leader in the list; itself when it leads; -1: no group */
+	int group_size; /* on a leader: members including itself */
+	bool sample_read; /* S: the leader samples and reads the whole group */
+	bool pinned;      /* D */
+	bool has_period, has_freq;
+	bool has_alt_period, has_hf_period;
+	unsigned long long alt_period, hf_period;
+	bool hardware; /* needs a hardware PMU (cycles, cache events, raw, core PMU events) */
+};
+
+struct event_list {
+	struct event_spec *ev;
+	int nr;
+};
+
+struct parse_error {
+	int pos;        /* byte offset of the bad token in the string given to parse_events() */
+	char msg[256];  /* what is wrong there */
+};
+
+/**
+ * parse_events - parse one -e argument and append its events to list.
+ *
+ * Return: 0, or -1 with err filled (the list is left as it was).
+ */
+int parse_events(struct event_list *list, const char *str, struct parse_error *err);
+
+/**
+ * parse_events_print_error - print err the way perf does: the string, a caret under err->pos
+ * and the message, on stderr.
+ */
+void parse_events_print_error(const char *str, const struct parse_error *err);
+
+/**
+ * parse_filter - attach a --filter to the last event of list.
+ *
+ * Return: 0, or -1 with a message printed when that event is not a tracepoint.
+ */
+int parse_filter(struct event_list *list, const char *filter);
+
+void event_list_free(struct event_list *list);
+
+#endif
