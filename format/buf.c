@@ -42,10 +42,8 @@ void pd_buf_reset(struct pd_buf *b)
 	b->err = 0;
 }
 
-void *pd_buf_append(struct pd_buf *b, const void *p, size_t n)
+void *pd_buf_reserve(struct pd_buf *b, size_t n)
 {
-	void *dst;
-
 	if (b->err)
 		return NULL;
 	if (b->len + n > b->cap) {
@@ -62,7 +60,15 @@ void *pd_buf_append(struct pd_buf *b, const void *p, size_t n)
 		b->data = data;
 		b->cap = cap;
 	}
-	dst = b->data + b->len;
+	return b->data + b->len;
+}
+
+void *pd_buf_append(struct pd_buf *b, const void *p, size_t n)
+{
+	void *dst = pd_buf_reserve(b, n);
+
+	if (!dst)
+		return NULL;
 	if (p)
 		memcpy(dst, p, n);
 	else

@@ -59,20 +59,19 @@ void pd_zstd_free(struct pd_zstd *z)
 int pd_zstd_compress(struct pd_zstd *z, const void *src, size_t len, struct pd_buf *out)
 {
 	ZSTD_inBuffer in = { src, len, 0 };
+	size_t room = ZSTD_CStreamOutSize();
 	size_t ret;
 
 	for (;;) {
-		size_t room = ZSTD_CStreamOutSize();
-		ZSTD_outBuffer o;
+		ZSTD_outBuffer o = { pd_buf_reserve(out, room), room, 0 };
 
-		if (!pd_buf_append(out, NULL, room))
+		if (!o.dst)
 			return out->err;
-		o = (ZSTD_outBuffer){ out->data + out->len - room, room, 0 };
 		if (in.pos < in.size)
 			ret = ZSTD_compressStream(z->c, &o, &in);
 		else
 			ret = ZSTD_flushStream(z->c, &o);
-		out->len -= room - o.pos;
+		out->len += o.pos;
 		if (ZSTD_isError(ret)) {
 			pd_log(1, "zstd compression failed: %s", ZSTD_getErrorName(ret));
 			return -EIO;
@@ -82,33 +81,46 @@ int pd_zstd_compress(struct pd_zstd *z, const void *src, size_t len, struct pd_b
 	}
 }
 
+/* Output grows by this much at a time: most records decompress to far less than max_out. */
+#define DECOMPRESS_STEP (128u << 10)
+
 int pd_zstd_decompress(struct pd_zstd *z, const void *src, size_t len, struct pd_buf *out,
 		       size_t max_out)
 {
 	ZSTD_inBuffer in = { src, len, 0 };
 	size_t produced = 0;
 
-	while (in.pos < in.size) {
+	for (;;) {
 		size_t room = max_out - produced;
 		ZSTD_outBuffer o;
 		size_t ret;
 
-		if (!room)
-			return -ENOSPC;
-		if (!pd_buf_append(out, NULL, room))
+		if (room > DECOMPRESS_STEP)
+			room = DECOMPRESS_STEP;
+		o = (ZSTD_outBuffer){ pd_buf_reserve(out, room), room, 0 };
+		if (!o.dst)
 			return out->err;
-		o = (ZSTD_outBuffer){ out->data + out->len - room, room, 0 };
 		ret = ZSTD_decompressStream(z->d, &o, &in);
-		out->len -= room - o.pos;
+		out->len += o.pos;
 		produced += o.pos;
 		if (ZSTD_isError(ret)) {
 			pd_log(1, "zstd decompression failed: %s", ZSTD_getErrorName(ret));
 			return -EBADMSG;
 		}
-		if (!o.pos && in.pos < in.size && produced < max_out && ret == 0)
-			continue;
+		/* Done when the input is used up and zstd did not fill what it was given. */
+		if (in.pos == in.size && o.pos < room)
+			return 0;
+		if (produced == max_out) {
+			/* Exactly full: an error only if zstd still holds output. */
+			u8 probe;
+			ZSTD_outBuffer p = { &probe, 1, 0 };
+
+			if (in.pos < in.size)
+				return -ENOSPC;
+			ret = ZSTD_decompressStream(z->d, &p, &in);
+			return ZSTD_isError(ret) || p.pos ? -ENOSPC : 0;
+		}
 	}
-	return 0;
 }
 
 #else

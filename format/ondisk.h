@@ -9,7 +9,9 @@
 #ifndef PREC_FORMAT_ONDISK_H
 #define PREC_FORMAT_ONDISK_H
 
+#include <endian.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/perf_event.h>
 
 typedef uint8_t u8;
@@ -19,9 +21,56 @@ typedef uint64_t u64;
 typedef int32_t s32;
 typedef int64_t s64;
 
+/*
+ * Fields at any alignment, in the files' byte order (little-endian): records, feature payloads
+ * and raw tracepoint data do not keep their fields aligned, so they are read and written through
+ * memcpy, which compiles to a plain load or store where the CPU allows it.
+ */
+static inline u16 pd_get_u16(const void *p)
+{
+	u16 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le16toh(v);
+}
+
+static inline u32 pd_get_u32(const void *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static inline u64 pd_get_u64(const void *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static inline void pd_put_u16(void *p, u16 v)
+{
+	v = htole16(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void pd_put_u32(void *p, u32 v)
+{
+	v = htole32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void pd_put_u64(void *p, u64 v)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
 /* "PERFILE2" read as a little-endian u64. Byte-swapped means a big-endian file. */
 #define PD_MAGIC 0x32454c4946524550ULL
-#define PD_MAGIC_SWAPPED 0x5045524649454c32ULL
+#define PD_MAGIC_SWAPPED 0x50455246494c4532ULL
 
 /* perf 6.1 rejects attrs larger than PERF_ATTR_SIZE_VER7 ("incompatible file format"). */
 #define PD_ATTR_SIZE 128
@@ -126,6 +175,12 @@ enum pd_feature {
  * entry. prec keeps its own file-level facts (the overhead source, the calibration) there.
  */
 #define PD_FEAT_PREC 64
+
+/*
+ * perf's own misc bit on the FORK records it synthesizes (tools/perf/util/event.h): the child's
+ * maps follow as MMAP2 records, so perf must not copy the parent's. Not in the kernel UAPI.
+ */
+#define PD_RECORD_MISC_FORK_EXEC (1 << 13)
 
 /* The record header every record starts with (struct perf_event_header). */
 struct pd_record_header {

@@ -44,6 +44,12 @@ void pd_buf_reset(struct pd_buf *b);
  * Return: a pointer to the appended bytes in the buffer, or NULL after an allocation failure.
  */
 void *pd_buf_append(struct pd_buf *b, const void *p, size_t n);
+/**
+ * pd_buf_reserve - make room for n more bytes without adding them (len is unchanged).
+ *
+ * Return: where they would go (b->data + b->len), or NULL after an allocation failure.
+ */
+void *pd_buf_reserve(struct pd_buf *b, size_t n);
 void pd_buf_u16(struct pd_buf *b, u16 v);
 void pd_buf_u32(struct pd_buf *b, u32 v);
 void pd_buf_u64(struct pd_buf *b, u64 v);
@@ -137,8 +143,11 @@ int pd_encode_mmap(struct pd_buf *out, const struct perf_event_attr *attr, u16 m
 int pd_encode_mmap2(struct pd_buf *out, const struct perf_event_attr *attr, u16 misc,
 		    const struct pd_mmap2_body *body, const char *filename,
 		    const struct pd_sample *id);
-/* FORK when exit is false, EXIT when true. */
-int pd_encode_fork(struct pd_buf *out, const struct perf_event_attr *attr, bool exit,
+/*
+ * FORK when exit is false, EXIT when true; misc is the header's (0 from the kernel, perf's
+ * PD_RECORD_MISC_FORK_EXEC on a synthesized FORK).
+ */
+int pd_encode_fork(struct pd_buf *out, const struct perf_event_attr *attr, bool exit, u16 misc,
 		   const struct pd_fork_body *body, const struct pd_sample *id);
 int pd_encode_lost(struct pd_buf *out, const struct perf_event_attr *attr, u64 lost_id, u64 lost,
 		   const struct pd_sample *id);
@@ -200,20 +209,27 @@ struct pd_tracing;
 int pd_tracing_new(struct pd_tracing **tp);
 void pd_tracing_free(struct pd_tracing *t);
 /**
- * pd_tracing_add_tracefs_event - copy the format of system:event from tracefs.
+ * pd_tracing_add_tracefs_event - copy the format of system:event from tracefs (twice is fine).
  * @id: set to the event's ID (the attr config to use)
  *
- * Return: 0, -ENOENT when the event does not exist, or another negative errno.
+ * Return: 0, -ENOENT when the event does not exist, -ENODEV without tracefs, or another
+ * negative errno.
  */
 int pd_tracing_add_tracefs_event(struct pd_tracing *t, const char *system, const char *event,
 				 u64 *id);
-/* Add a format text of our own (the "name:", "ID:", "format:" and "print fmt:" lines). */
+/*
+ * Add a format text of our own (the "name:", "ID:", "format:" and "print fmt:" lines); its ID
+ * must be unused and at most PD_PREC_EVENT_ID_MAX. Return: 0, -EINVAL, -ERANGE, -EEXIST.
+ */
 int pd_tracing_add_format(struct pd_tracing *t, const char *system, const char *format);
 /* Append the whole HEADER_TRACING_DATA payload. */
 int pd_tracing_encode(const struct pd_tracing *t, struct pd_buf *out);
 /**
  * pd_tracing_parse - parse a HEADER_TRACING_DATA payload into a libtraceevent handle.
  * @used: set to the bytes the payload took (pipe mode needs it to find the next record)
+ *
+ * Return: 0 with *tep set (free it with tep_free()), or -EINVAL (the reason, with its offset in
+ * the payload, goes to the log callback at debug level) or -ENOMEM.
  */
 int pd_tracing_parse(const void *data, size_t len, struct tep_handle **tep, size_t *used);
 
@@ -288,7 +304,10 @@ u64 pd_writer_data_bytes(const struct pd_writer *w);
 /**
  * pd_writer_close - flush, write the features and the final header, close and free.
  *
- * Return: 0, or the first error that any write met (the file is then left as it is).
+ * On failure the file the writer created at path is removed (no half-written file is left); an
+ * earlier file moved to path.old stays there for the caller to put back.
+ *
+ * Return: 0, or the first error that any write met.
  */
 int pd_writer_close(struct pd_writer *w);
 /**
@@ -313,6 +332,13 @@ struct pd_event {
  * Reads the header, attrs and features (file mode) and checks every offset and size against the
  * file. A header whose data size is 0 (the writer never finished) is read up to the last
  * complete record, and pd_reader_recovered() says so.
+ *
+ * It may fork once: the formats of HEADER_TRACING_DATA are first parsed in a child process (its
+ * output to /dev/null), because libtraceevent crashes on some malformed formats and a file must
+ * not be able to kill the caller; a child that dies gets the tracing data refused. The child is
+ * reaped before this returns (a caller that ignores SIGCHLD makes the check a no-op).
+ * pd_reader_next() may fork the same way at a HEADER_TRACING_DATA record among the records (pipe
+ * mode puts it there).
  *
  * Return: 0, or a negative errno with the reason in pd_reader_errmsg(*rp) when *rp is not NULL.
  */
@@ -344,8 +370,10 @@ struct tep_handle *pd_reader_tep(struct pd_reader *r);
 /**
  * pd_reader_next - the next record in file order, COMPRESSED ones decompressed in place.
  *
- * In pipe mode the header records (HEADER_ATTR, HEADER_FEATURE, HEADER_TRACING_DATA ...) are
- * applied and also returned. The record is valid until the next call.
+ * A COMPRESSED record is returned itself (perf counts it) and the records decompressed from it
+ * follow, with compressed set. In pipe mode the header records (HEADER_ATTR, HEADER_FEATURE,
+ * HEADER_TRACING_DATA ...) are applied and also returned; EVENT_UPDATE names are applied in both
+ * modes. Records are returned 8-aligned. The record is valid until the next call.
  *
  * Return: 1 with *ev set, 0 at the end, or a negative errno (see pd_reader_errmsg()).
  */
@@ -358,7 +386,8 @@ int pd_reader_rewind(struct pd_reader *r);
  * record, using the attr its id names.
  * @attr_idx: set to that attr's index (may be NULL)
  *
- * Return: 0, or -EINVAL when the record is shorter than its attr says (errmsg names it).
+ * Return: 0, or -EINVAL when the record is shorter than its attr says (errmsg names it), or
+ * -ENOENT when its id belongs to no event.
  */
 int pd_reader_parse_sample(struct pd_reader *r, const struct pd_record_header *h,
 			   struct pd_sample *s, int *attr_idx);
@@ -370,7 +399,7 @@ u64 pd_reader_data_read(const struct pd_reader *r);
 
 /* Human names of record types, as `perf report --stats` prints them ("SAMPLE"); NULL if none. */
 const char *pd_record_type_name(u32 type);
-/* Human names of features, as `perf report --header-only` lists them ("hostname"). */
+/* perf's names of features, as `perf report --header-only` lists the missing ones ("HOSTNAME"). */
 const char *pd_feature_name(unsigned bit);
 
 #endif

@@ -8,15 +8,18 @@
  * Raw payload layout (little-endian; offsets from the start of the raw data):
  *	 0 u16 common_type = OVERHEAD_EVENT_ID, u8 common_flags, u8 common_preempt_count
  *	 4 s32 common_pid
- *	 8 s32 cpu		CPU the figure is for; -1 for whole-session costs
- *	12 char type[12]	sample, stolen, mux, sideband, recorder, write, throttle, lost
- *	24 u64 nr		events counted (samples, rotations, records, ...)
- *	32 u64 time_ns		their cost in ns (0 with estimated=2: unavailable)
- *	40 u64 span_ns		the length of time the figure covers
- *	48 char source[16]	bpf, tracepoint, calibration, ring-buffer, rusage, clock, ...
- *	64 u32 estimated	0 measured, 1 estimated, 2 unavailable (reason says why)
- *	68 __data_loc char[] reason	(u32: len << 16 | offset)
- *	72 the reason string, NUL-terminated
+ *	 8 s64 cpu		CPU the figure is for; -1 for whole-session costs
+ *	16 char type[16]	sample, stolen, mux, sideband, recorder, write, throttle, lost
+ *	32 u64 nr		events counted (samples, rotations, records, ...)
+ *	40 u64 time_ns		their cost in ns (0 with estimated=2: unavailable)
+ *	48 u64 span_ns		the length of time the figure covers
+ *	56 char source[16]	bpf, tracepoint, calibration, ring-buffer, rusage, clock, ...
+ *	72 u32 estimated	0 measured, 1 estimated, 2 unavailable (reason says why)
+ *	76 __data_loc char[] reason	(u32: len << 16 | offset; len counts the NUL)
+ *	80 the reason string, NUL-terminated, then zeros up to (4 + size) % 8 == 0
+ *
+ * cpu is 8 bytes on disk because perf 6.1 hands a signed field to Python as its zero-extended
+ * value read as a long long: an s32 -1 would arrive as 4294967295 (checked with perf 6.1).
  */
 #ifndef PREC_OVERHEAD_EVENT_H
 #define PREC_OVERHEAD_EVENT_H
@@ -33,9 +36,46 @@ enum overhead_estimated {
 	OVERHEAD_UNAVAILABLE = 2,
 };
 
+/*
+ * What a figure is (the type field), in the order reports list them: the interrupt time of the
+ * sampling handler (sample) and what sampling steals from the program in all (stolen), the
+ * multiplexing rotation (mux), side-band records (sideband), time throttled without samples
+ * (throttle), records the ring buffers dropped (lost), and the recorder's own CPU time and write
+ * time (recorder, write; cpu -1).
+ */
+enum overhead_type {
+	OVERHEAD_TYPE_SAMPLE,
+	OVERHEAD_TYPE_STOLEN,
+	OVERHEAD_TYPE_MUX,
+	OVERHEAD_TYPE_SIDEBAND,
+	OVERHEAD_TYPE_THROTTLE,
+	OVERHEAD_TYPE_LOST,
+	OVERHEAD_TYPE_RECORDER,
+	OVERHEAD_TYPE_WRITE,
+	OVERHEAD_TYPE_NR,
+	OVERHEAD_TYPE_OTHER = OVERHEAD_TYPE_NR, /* a name this prec does not know (a newer one) */
+};
+
+/**
+ * overhead_type_name - "sample", "stolen", ... as the type field carries it.
+ *
+ * Return: the name, or NULL for OVERHEAD_TYPE_OTHER and values out of range.
+ */
+const char *overhead_type_name(enum overhead_type t);
+
+/**
+ * overhead_type_parse - the type a type field names.
+ *
+ * Return: the type, or OVERHEAD_TYPE_OTHER for NULL and names this prec does not know.
+ */
+enum overhead_type overhead_type_parse(const char *s);
+
+/* The longest reason an encoded record carries, without its NUL. */
+#define OVERHEAD_REASON_MAX 1023
+
 struct overhead_record {
 	s32 cpu;
-	const char *type;   /* at most 11 characters */
+	const char *type;   /* at most 15 characters */
 	u64 nr;
 	u64 time_ns;
 	u64 span_ns;
@@ -51,14 +91,20 @@ extern const char overhead_event_format[];
  * overhead_record_encode - append the raw payload of one prec:overhead sample to raw.
  * @pid: the common_pid field
  *
- * Return: 0, or -EINVAL when type or source is too long.
+ * The payload is zero-padded so that 4 + its length is a multiple of 8 (as the kernel pads raw
+ * data): use its length as the sample's raw_size.
+ *
+ * Return: 0, or -EINVAL when type, source or reason is too long or type or source is NULL.
  */
 int overhead_record_encode(struct pd_buf *raw, s32 pid, const struct overhead_record *r);
 
 /**
  * overhead_record_decode - decode a raw payload; strings point into raw.
  *
- * Return: 0, or -EINVAL when the payload is short, has another common_type or a bad reason.
+ * Return: 0, or -EINVAL when the payload is short, has another common_type, a cpu outside s32,
+ * a type or source without its NUL, or a reason that is empty, unterminated or outside the
+ * payload. estimated is returned as stored (it may be above OVERHEAD_UNAVAILABLE in a foreign
+ * file).
  */
 int overhead_record_decode(const void *raw, u32 size, struct overhead_record *r);
 

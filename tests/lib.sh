@@ -23,13 +23,35 @@ _t_name=$(basename "$0" .sh)
 
 # Every test file gets its own scratch directory, removed at the end unless PREC_KEEP is set.
 T=$(mktemp -d "${TMPDIR:-/tmp}/prec-$_t_name.XXXXXX")
+_t_atexit=()
+# at_exit CMD: run CMD when the test file ends (e.g. to kill a background workload). Its exit
+# status is ignored: the file's own status is what the harness sees.
+at_exit() {
+	_t_atexit+=("$1")
+}
 _t_cleanup() {
-	local rc=$?
+	local rc=$? c
+	for c in ${_t_atexit[@]+"${_t_atexit[@]}"}; do
+		eval "$c" >/dev/null 2>&1
+	done
 	[ -n "${PREC_KEEP:-}" ] || rm -rf "$T"
 	exit $rc
 }
 trap _t_cleanup EXIT
 cd "$T" || exit 1
+
+# Tests that sample share the machine; tests that measure what sampling costs (they count every
+# sampling interrupt on a CPU, whoever caused it) need it to themselves. Each test file holds a
+# shared lock; a file that sets PREC_TEST_EXCLUSIVE=1 before sourcing this one holds it
+# exclusively, so it waits for the others and they wait for it. C tests use tap_exclusive().
+PREC_TEST_LOCK=${PREC_TEST_LOCK:-${TMPDIR:-/tmp}/prec-tests-sampling.lock}
+export PREC_TEST_LOCK
+exec 9>>"$PREC_TEST_LOCK"
+if [ -n "${PREC_TEST_EXCLUSIVE:-}" ]; then
+	flock -x 9
+else
+	flock -s 9
+fi
 
 # skip_all REASON: nothing in this file can run; TAP says why.
 skip_all() {

@@ -8,8 +8,12 @@
 #ifndef PREC_TESTS_TAP_H
 #define PREC_TESTS_TAP_H
 
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 static int tap_count, tap_failed;
 
@@ -51,6 +55,20 @@ static inline int tap_ok(int cond, const char *file, int line, const char *desc)
 		printf(__VA_ARGS__);                                                              \
 		printf("\n");                                                                     \
 	} while (0)
+
+/*
+ * tap_exclusive - hold the machine-wide test lock exclusively until exit (see tests/lib.sh): for
+ * tests that measure what sampling costs, which any other sampling on the machine would disturb.
+ */
+static inline void tap_exclusive(void)
+{
+	const char *path = getenv("PREC_TEST_LOCK");
+	int fd = open(path ? path : "/tmp/prec-tests-sampling.lock", O_WRONLY | O_CREAT | O_APPEND,
+		      0666);
+
+	if (fd >= 0)
+		flock(fd, LOCK_EX); /* held until the process exits */
+}
 
 static inline int done_testing(void)
 {

@@ -8,7 +8,8 @@
 int verbose;
 int quiet;
 
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void vmsg(const char *prefix, const char *fmt,
+							 va_list ap)
 {
 	fputs("prec: ", stderr);
 	if (prefix)
