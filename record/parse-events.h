@@ -3,6 +3,14 @@
  * The -e grammar of perf: hardware, software and hardware-cache events, raw rNNNN, PMU events
  * with terms (pmu/config=..,period=..,name=../) from /sys/bus/event_source/devices, tracepoints
  * sys:name, modifiers (u k h G H p pp ppp S D), groups {a,b}:mods and comma lists.
+ *
+ * Attrs come out as perf 6.1's parser leaves them, before perf record's evsel__config: size,
+ * type, config*, exclusion bits (exclude_guest=1 unless a modifier says otherwise, as perf),
+ * precise_ip, pinned/exclusive, and sample_period=1 for tracepoints, breakpoints and bpf-output (a
+ * weak default that -c/-F override, as in perf; has_period stays false for it).
+ *
+ * PMUs are read from $PREC_SYSFS_ROOT/bus/event_source/devices (default /sys) and tracepoints from
+ * $PREC_TRACEFS_DIR/events (default: the tracefs mount libtracefs finds); the tests set both.
  */
 #ifndef PREC_RECORD_PARSE_EVENTS_H
 #define PREC_RECORD_PARSE_EVENTS_H
@@ -29,16 +37,24 @@ struct event_spec {
 	bool has_alt_period, has_hf_period;
 	unsigned long long alt_period, hf_period;
 	bool hardware; /* needs a hardware PMU (cycles, cache events, raw, core PMU events) */
+	/*
+	 * Added by the parser's author: the name of a named group "name{a,b}" on its leader (perf
+	 * writes it in GROUP_DESC), else NULL. sample_read is set on every member of an S group, as
+	 * perf does; the opener looks at the leader's.
+	 */
+	char *group_name;
 };
 
 struct event_list {
 	struct event_spec *ev;
 	int nr;
+	int cmdline_start; /* first event the last parse_events() call added: --filter applies there */
 };
 
 struct parse_error {
 	int pos;        /* byte offset of the bad token in the string given to parse_events() */
 	char msg[256];  /* what is wrong there */
+	char help[512]; /* a further hint printed after the caret line (valid terms, ...), or "" */
 };
 
 /**
@@ -61,6 +77,9 @@ void parse_events_print_error(const char *str, const struct parse_error *err);
  */
 int parse_filter(struct event_list *list, const char *filter);
 
+/**
+ * event_list_free - free the events and their strings; the list is then empty and reusable.
+ */
 void event_list_free(struct event_list *list);
 
 #endif

@@ -1,0 +1,772 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Opening the events of a recording. The attrs follow what perf record 6.1 writes for the same
+ * options (checked with `perf evlist -v` on its files):
+ *
+ *	sample_type	IP|TID|TIME, PERIOD in frequency mode, CPU for -a/-C/--sample-cpu and
+ *			tracepoints, RAW|PERIOD for tracepoints and bpf-output, CALLCHAIN for -g,
+ *			ADDR|DATA_SRC for -d, READ for the leader and members of a :S group and
+ *			READ|ID for an event with S outside a group, and IDENTIFIER when the file
+ *			has more than one attr (perf-data-compat.md pitfall 4)
+ *	read_format	ID|LOST (GROUP with a :S group)
+ *	period		-c, or freq with -F (default 4000 Hz); tracepoints, breakpoints and
+ *			bpf-output keep the parser's period of 1 unless -c/-F is given; terms
+ *			(period=, freq=) win over both. alt-period= / hf-period= go to the kernel
+ *			only, in the extended attr of the alternating-period patches
+ *	flags		disabled on leaders, enable_on_exec for a workload, inherit unless
+ *			--no-inherit, -t or :S; the first event tracks mmap, mmap2, comm,
+ *			comm_exec, task, ksymbol, bpf_event (and mmap_data with -d,
+ *			context_switch with --switch-events); sample_id_all; use_clockid with -k
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "record/evlist.h"
+#include "record/record.h"
+#include "record/target.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			       unsigned long flags)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+/*
+ * The alternating-period patches (Arm, "A mechanism for efficient support for per-function
+ * metrics", not in mainline as of 6.18) put the second period in a u64 right after config3:
+ * alt_sample_period in v3, hf_sample_period (its low 32 bits) in v4. The attr grows to 144 bytes
+ * (PERF_ATTR_SIZE_VER9). A kernel without them refuses non-zero bytes past its own attr with
+ * E2BIG and writes its size back into attr.size.
+ */
+#define ATTR_SIZE_HF_PERIOD 144
+#define ATTR_OFF_HF_PERIOD 136
+
+/* The size of the kernel's perf_event_attr, as the last E2BIG reported it. */
+static u32 kernel_attr_size;
+
+/* The second period the event's terms ask for (alt-period= or hf-period=), or 0. */
+static u64 hf_period(const struct evsel *ev)
+{
+	if (!ev->spec)
+		return 0;
+	if (ev->spec->has_hf_period)
+		return ev->spec->hf_period;
+	return ev->spec->has_alt_period ? ev->spec->alt_period : 0;
+}
+
+/*
+ * perf_event_open() of ev; with alt-period= / hf-period= the attr is extended to carry it (the
+ * file keeps the 128-byte attr: perf 6.1 reads no larger one).
+ */
+static int open_event(const struct evsel *ev, pid_t pid, int cpu, int group_fd)
+{
+	union {
+		struct perf_event_attr attr;
+		u8 bytes[ATTR_SIZE_HF_PERIOD];
+	} x;
+	u64 hf = hf_period(ev);
+	int fd;
+
+	if (!hf)
+		return sys_perf_event_open((struct perf_event_attr *)&ev->attr, pid, cpu, group_fd,
+					   PERF_FLAG_FD_CLOEXEC);
+	memset(&x, 0, sizeof(x));
+	memcpy(&x, &ev->attr,
+	       sizeof(ev->attr) < ATTR_OFF_HF_PERIOD ? sizeof(ev->attr) : ATTR_OFF_HF_PERIOD);
+	x.attr.size = ATTR_SIZE_HF_PERIOD;
+	memcpy(x.bytes + ATTR_OFF_HF_PERIOD, &hf, sizeof(hf));
+	fd = sys_perf_event_open(&x.attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == E2BIG)
+		kernel_attr_size = x.attr.size;
+	return fd;
+}
+
+static struct evsel *evlist_new(struct evlist *evl)
+{
+	struct evsel *ev;
+
+	evl->ev = xrealloc(evl->ev, (evl->nr + 1) * sizeof(*evl->ev));
+	ev = &evl->ev[evl->nr++];
+	memset(ev, 0, sizeof(*ev));
+	ev->leader = -1;
+	return ev;
+}
+
+void evlist_add_events(struct evlist *evl, const struct event_list *list)
+{
+	int base = evl->nr;
+
+	for (int i = 0; i < list->nr; i++) {
+		const struct event_spec *s = &list->ev[i];
+		struct evsel *ev = evlist_new(evl);
+
+		ev->attr = s->attr;
+		ev->name = xstrdup(s->name ? s->name : "unknown");
+		ev->spec = s;
+		ev->filter = s->filter;
+		if (s->leader >= 0) {
+			ev->leader = base + s->leader;
+			ev->group_size = s->leader == i ? s->group_size : 0;
+			/* A group of one is no group (perf: "{cycles}" is plain cycles). */
+			if (s->leader == i && s->group_size <= 1)
+				ev->leader = -1;
+		}
+		/*
+		 * S on a leader reads its group; on an event outside any group (cpu-clock:S) it
+		 * reads the event itself, as perf does.
+		 */
+		ev->sample_read = s->sample_read && (s->leader == i || s->leader < 0);
+	}
+	/* Members of a leader that is no group any more. */
+	for (int i = base; i < evl->nr; i++) {
+		struct evsel *ev = &evl->ev[i];
+
+		if (ev->leader >= 0 && ev->leader != i && evl->ev[ev->leader].leader < 0)
+			ev->leader = -1;
+	}
+}
+
+void evlist_add_default(struct evlist *evl)
+{
+	struct evsel *ev = evlist_new(evl);
+
+	ev->attr.type = PERF_TYPE_HARDWARE;
+	ev->attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	/* As perf's default event: guest samples are not wanted (no :HG in its name). */
+	ev->attr.exclude_guest = 1;
+	ev->name = xstrdup("cycles");
+	ev->is_default = true;
+}
+
+int evlist_add_synthetic(struct evlist *evl, const struct perf_event_attr *attr, const char *name)
+{
+	struct evsel *ev = evlist_new(evl);
+
+	ev->attr = *attr;
+	ev->name = xstrdup(name ? name : "unknown");
+	ev->synthetic = true;
+	return evl->nr - 1;
+}
+
+static bool is_bpf_output(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_BPF_OUTPUT;
+}
+
+/* The period the parser gave the event when no term asked for one (0: none). */
+static u64 weak_period(const struct evsel *ev)
+{
+	if (!ev->spec || ev->spec->has_period || ev->spec->has_freq || ev->spec->attr.freq)
+		return 0;
+	return ev->spec->attr.sample_period;
+}
+
+static bool in_group(const struct evsel *ev)
+{
+	return ev->leader >= 0;
+}
+
+static bool is_member(const struct evlist *evl, int i)
+{
+	return evl->ev[i].leader >= 0 && evl->ev[i].leader != i;
+}
+
+void evlist_config(struct evlist *evl, const struct record_opts *opts, const struct target *t)
+{
+	bool several = evl->nr > 1;
+	bool cpu_target = t->system_wide || t->cpu_list;
+	int first = -1;
+
+	for (int i = 0; i < evl->nr; i++) {
+		struct evsel *ev = &evl->ev[i];
+		struct perf_event_attr *a = &ev->attr;
+		bool tp = a->type == PERF_TYPE_TRACEPOINT;
+		const struct evsel *leader = in_group(ev) ? &evl->ev[ev->leader] : NULL;
+		bool no_sampling = leader && leader != ev && leader->sample_read;
+
+		a->size = PD_ATTR_SIZE;
+		a->sample_id_all = 1;
+		if (ev->synthetic) {
+			a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+			a->read_format |= PERF_FORMAT_ID;
+			if (several)
+				a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+			a->sample_type &= ~(u64)PERF_SAMPLE_ID;
+			if (opts->use_clockid) {
+				a->use_clockid = 1;
+				a->clockid = opts->clockid;
+			}
+			continue;
+		}
+		if (first < 0)
+			first = i;
+
+		a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+		/* perf's evsel__new_idx() gives bpf-output the sample layout of a tracepoint. */
+		if (tp || is_bpf_output(a))
+			a->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+
+		/*
+		 * Period or frequency: a term wins, then -c or -F; without them the period the
+		 * parser gave (1 for tracepoints, breakpoints and bpf-output: a weak default, as
+		 * in perf's evsel__config()), else the default frequency.
+		 */
+		if (no_sampling) {
+			a->sample_period = 0;
+			a->freq = 0;
+		} else if (ev->spec && (ev->spec->has_period || ev->spec->has_freq)) {
+			/* as the term set it */
+		} else if ((tp || weak_period(ev)) && !opts->freq_set && !opts->period_set) {
+			a->sample_period = weak_period(ev) ? weak_period(ev) : 1;
+			a->freq = 0;
+		} else if (opts->period_set) {
+			a->sample_period = opts->period;
+			a->freq = 0;
+		} else {
+			a->freq = 1;
+			a->sample_freq = opts->freq;
+		}
+		if (a->freq)
+			a->sample_type |= PERF_SAMPLE_PERIOD;
+
+		a->read_format |= PERF_FORMAT_ID | PERF_FORMAT_LOST;
+		if (leader && leader->sample_read) {
+			a->sample_type |= PERF_SAMPLE_READ;
+			a->read_format |= PERF_FORMAT_GROUP;
+		} else if (!leader && ev->sample_read) {
+			/*
+			 * cpu-clock:S alone: READ of the event itself, and the id in every sample
+			 * even in a one-event file, since the value read belongs to an id
+			 * (perf: evsel__set_sample_id() for sample_read). With several events
+			 * IDENTIFIER, below, replaces ID.
+			 */
+			a->sample_type |= PERF_SAMPLE_READ | PERF_SAMPLE_ID;
+		}
+		if (opts->callgraph)
+			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		if (opts->sample_addr)
+			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+		if (cpu_target || opts->sample_cpu)
+			a->sample_type |= PERF_SAMPLE_CPU;
+		if (several) {
+			a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+			a->sample_type &= ~(u64)PERF_SAMPLE_ID;
+		}
+
+		a->inherit = !(opts->no_inherit || opts->tid_list || (leader && leader->sample_read));
+		if (!is_member(evl, i)) {
+			a->disabled = 1;
+			a->enable_on_exec = t->workload_target;
+		} else {
+			a->disabled = 0;
+			a->enable_on_exec = 0;
+		}
+		if (opts->use_clockid) {
+			a->use_clockid = 1;
+			a->clockid = opts->clockid;
+		}
+		/* The kernel's default: wake the reader when half of the buffer is full. */
+		a->watermark = 0;
+		a->wakeup_events = 0;
+
+		if (i == first) {
+			/* The tracking event: side-band comes from it alone. */
+			a->mmap = 1;
+			a->mmap2 = 1;
+			a->comm = 1;
+			a->comm_exec = 1;
+			a->task = 1;
+			a->ksymbol = 1;
+			a->bpf_event = 1;
+			a->mmap_data = opts->sample_addr;
+			a->context_switch = opts->switch_events;
+		}
+	}
+}
+
+void evlist_exclude_kernel(struct evlist *evl)
+{
+	for (int i = 0; i < evl->nr; i++) {
+		struct evsel *ev = &evl->ev[i];
+		const char *colon;
+		char *n;
+
+		if (ev->synthetic || ev->attr.exclude_kernel)
+			continue;
+		ev->attr.exclude_kernel = 1;
+		ev->attr.exclude_hv = 1;
+		if (ev->attr.type == PERF_TYPE_TRACEPOINT)
+			continue;
+		/* As perf's fallback renames it: cpu-clock -> cpu-clock:u, x:p -> x:pu. */
+		colon = strrchr(ev->name, ':');
+		if (colon && strspn(colon + 1, "ukhGHpPSDIWe") == strlen(colon + 1))
+			n = xasprintf("%s%s", ev->name, strchr(colon, 'u') ? "" : "u");
+		else
+			n = xasprintf("%s:u", ev->name);
+		free(ev->name);
+		ev->name = n;
+	}
+}
+
+bool evlist_all_exclude_kernel(const struct evlist *evl)
+{
+	for (int i = 0; i < evl->nr; i++)
+		if (!evl->ev[i].synthetic && !evl->ev[i].attr.exclude_kernel)
+			return false;
+	return true;
+}
+
+bool evlist_has_tracepoint(const struct evlist *evl)
+{
+	for (int i = 0; i < evl->nr; i++)
+		if (!evl->ev[i].synthetic && evl->ev[i].attr.type == PERF_TYPE_TRACEPOINT)
+			return true;
+	return false;
+}
+
+/* Does the running kernel know PERF_FORMAT_LOST (6.0)? Probe once on ourselves. */
+static bool kernel_has_format_lost(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = PD_ATTR_SIZE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST,
+	};
+	int fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return true;
+	}
+	return errno != EINVAL;
+}
+
+static bool have_hardware_pmu(void)
+{
+	return !access("/sys/bus/event_source/devices/cpu", F_OK) ||
+	       !access("/sys/bus/event_source/devices/cpu_core", F_OK) ||
+	       !access("/sys/bus/event_source/devices/armv8_pmuv3_0", F_OK);
+}
+
+static int read_int_file(const char *path, int *v)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, "%d", v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+/* Explain a failed perf_event_open in one line, as perf's evsel__open_strerror does. */
+static int open_error(const struct evsel *ev, const struct target *t, int cpu, pid_t pid, int err)
+{
+	int paranoid = 2;
+
+	if (hf_period(ev) && (err == E2BIG || err == EINVAL || err == EOPNOTSUPP)) {
+		const char *term = ev->spec->has_hf_period ? "hf-period" : "alt-period";
+
+		if (err == E2BIG)
+			return error("cannot open '%s': %s= needs a kernel with the alternating-period "
+				     "patches (a %d-byte perf_event_attr); this one takes %u bytes",
+				     ev->name, term, ATTR_SIZE_HF_PERIOD, kernel_attr_size);
+		return error("cannot open '%s' on CPU %d: the kernel refused %s=%llu with these "
+			     "attributes (%s)",
+			     ev->name, cpu, term, (unsigned long long)hf_period(ev), strerror(err));
+	}
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+		return error("no permission to open '%s' (kernel.perf_event_paranoid is %d): run as "
+			     "root, give CAP_PERFMON, or lower it with sysctl "
+			     "kernel.perf_event_paranoid=%d",
+			     ev->name, paranoid, t->system_wide ? -1 : 1);
+	case EMFILE:
+	case ENFILE:
+		return error("too many open files opening '%s' (%d CPUs x %d threads): raise the "
+			     "limit with ulimit -n",
+			     ev->name, t->nr_cpus, t->nr_threads);
+	case ESRCH:
+		return error("cannot open '%s': process %d is gone", ev->name, pid);
+	case ENODEV:
+	case ENOENT:
+	case EOPNOTSUPP:
+		if (ev->spec && ev->spec->hardware && !have_hardware_pmu())
+			return error("cannot open '%s': this machine has no hardware PMU (no "
+				     "/sys/bus/event_source/devices/cpu, as in most virtual "
+				     "machines); use a software event such as cpu-clock",
+				     ev->name);
+		if (ev->attr.sample_type & PERF_SAMPLE_CALLCHAIN && err == EOPNOTSUPP)
+			return error("cannot open '%s' with call graphs: %s", ev->name,
+				     strerror(err));
+		if (ev->attr.precise_ip)
+			return error("cannot open '%s': precise_ip %u is not supported here (drop "
+				     "the p modifiers)",
+				     ev->name, ev->attr.precise_ip);
+		return error("cannot open '%s': the kernel does not support it here (%s)",
+			     ev->name, strerror(err));
+	case EINVAL:
+		if (ev->attr.freq) {
+			int max = 0;
+
+			read_int_file("/proc/sys/kernel/perf_event_max_sample_rate", &max);
+			if (max && ev->attr.sample_freq > (u64)max)
+				return error("cannot open '%s': -F %llu is above the kernel's limit "
+					     "(kernel.perf_event_max_sample_rate = %d)",
+					     ev->name, (unsigned long long)ev->attr.sample_freq,
+					     max);
+		}
+		if (ev->attr.use_clockid)
+			return error("cannot open '%s': the kernel refuses clock %d for events (-k)",
+				     ev->name, ev->attr.clockid);
+		return error("cannot open '%s' on CPU %d: Invalid argument (the kernel refused its "
+			     "attributes; -v shows them)",
+			     ev->name, cpu);
+	default:
+		return error("cannot open '%s' on CPU %d: %s", ev->name, cpu, strerror(err));
+	}
+}
+
+static void debug_attr(const struct evsel *ev)
+{
+	const struct perf_event_attr *a = &ev->attr;
+
+	debug(1, "event %s: type %u config %#llx %s %llu sample_type %#llx read_format %#llx "
+		 "inherit %u exclude_kernel %u hf_period %llu",
+	      ev->name, a->type, (unsigned long long)a->config, a->freq ? "freq" : "period",
+	      (unsigned long long)a->sample_period, (unsigned long long)a->sample_type,
+	      (unsigned long long)a->read_format, a->inherit, a->exclude_kernel,
+	      (unsigned long long)hf_period(ev));
+}
+
+/* cycles is not there: use cpu-clock, as perf's evsel__fallback does, and say so once. */
+static bool fallback_default(struct evsel *ev, int err)
+{
+	if (!ev->is_default || ev->attr.type != PERF_TYPE_HARDWARE)
+		return false;
+	if (err != ENOENT && err != ENODEV && err != EOPNOTSUPP && err != EINVAL)
+		return false;
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	free(ev->name);
+	ev->name = xstrdup(ev->attr.exclude_kernel ? "cpu-clock:u" : "cpu-clock");
+	note("cycles is not supported here (no hardware PMU): sampling cpu-clock instead");
+	return true;
+}
+
+/*
+ * Kernels before 6.12 refuse PERF_SAMPLE_READ with inherit (cpu-clock:S on a command): count the
+ * task alone then, as perf does when it finds that feature missing.
+ */
+static bool fallback_inherit_read(struct evsel *ev, int err)
+{
+	if (err != EINVAL || !ev->attr.inherit || !(ev->attr.sample_type & PERF_SAMPLE_READ))
+		return false;
+	ev->attr.inherit = 0;
+	debug(1, "%s: the kernel refuses PERF_SAMPLE_READ with inherit: not inherited", ev->name);
+	return true;
+}
+
+/* alt-period= and hf-period= both go in the one field the patches add. */
+static int check_hf_period(const struct evsel *ev)
+{
+	const struct event_spec *s = ev->spec;
+
+	if (!s || !hf_period(ev))
+		return 0;
+	if (s->has_hf_period && s->has_alt_period && s->hf_period != s->alt_period)
+		return error("'%s': alt-period= and hf-period= set the same period: give one",
+			     ev->name);
+	if (s->has_hf_period && s->hf_period > UINT32_MAX)
+		return error("'%s': hf-period=%llu is above the kernel's limit of %u", ev->name,
+			     s->hf_period, UINT32_MAX);
+	return 0;
+}
+
+int evlist_open(struct evlist *evl, const struct target *t)
+{
+	int nr = t->nr_cpus * t->nr_threads;
+	bool lost_ok = kernel_has_format_lost();
+
+	evl->nr_cpus = t->nr_cpus;
+	evl->nr_threads = t->nr_threads;
+	for (int i = 0; i < evl->nr; i++) {
+		struct evsel *ev = &evl->ev[i];
+
+		ev->fd = xmalloc(nr * sizeof(int));
+		ev->id = xcalloc(nr, sizeof(u64));
+		for (int k = 0; k < nr; k++)
+			ev->fd[k] = -1;
+		if (!lost_ok)
+			ev->attr.read_format &= ~(u64)PERF_FORMAT_LOST;
+		if (!ev->synthetic)
+			debug_attr(ev);
+		if (check_hf_period(ev))
+			return -1;
+	}
+
+	for (int c = 0; c < t->nr_cpus; c++) {
+		for (int th = 0; th < t->nr_threads; th++) {
+			int k = c * t->nr_threads + th;
+			bool gone = false;
+
+			for (int i = 0; i < evl->nr && !gone; i++) {
+				struct evsel *ev = &evl->ev[i];
+				int group_fd = -1, fd;
+
+				if (ev->synthetic)
+					continue;
+				if (is_member(evl, i)) {
+					group_fd = evl->ev[ev->leader].fd[k];
+					if (group_fd < 0)
+						continue;
+				}
+again:
+				fd = open_event(ev, t->threads[th], t->cpus[c], group_fd);
+				if (fd < 0) {
+					int err = errno;
+
+					if (fallback_default(ev, err) || fallback_inherit_read(ev, err))
+						goto again;
+					/* A thread of -p that exited meanwhile: as perf, go on. */
+					if (err == ESRCH && t->task && t->nr_threads > 1) {
+						debug(1, "thread %d is gone", t->threads[th]);
+						gone = true;
+						break;
+					}
+					return open_error(ev, t, t->cpus[c], t->threads[th], err);
+				}
+				ev->fd[k] = fd;
+				if (ioctl(fd, PERF_EVENT_IOC_ID, &ev->id[k]) < 0)
+					return error("cannot read the id of '%s': %s", ev->name,
+						     strerror(errno));
+				if (ev->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter) < 0)
+					return error("failed to set filter \"%s\" on event %s: %s",
+						     ev->filter, ev->name, strerror(errno));
+			}
+			if (gone) {
+				/* Close what was opened for this thread on this CPU. */
+				for (int i = 0; i < evl->nr; i++) {
+					struct evsel *ev = &evl->ev[i];
+
+					if (ev->fd && ev->fd[k] >= 0) {
+						close(ev->fd[k]);
+						ev->fd[k] = -1;
+					}
+				}
+			}
+		}
+	}
+
+	for (int i = 0; i < evl->nr; i++) {
+		struct evsel *ev = &evl->ev[i];
+
+		if (ev->synthetic)
+			continue;
+		ev->ids = xcalloc(nr, sizeof(u64));
+		for (int k = 0; k < nr; k++)
+			if (ev->fd[k] >= 0)
+				ev->ids[ev->nr_ids++] = ev->id[k];
+		if (!ev->nr_ids)
+			return error("cannot open '%s': every thread of the target is gone", ev->name);
+	}
+	return 0;
+}
+
+unsigned evlist_default_mmap_pages(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int kb = 516;
+	unsigned pages;
+
+	/* perf: perf_event_mlock_kb less one page for the control page, rounded down to 2^n. */
+	read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &kb);
+	kb -= (int)(page / 1024);
+	if (kb < 8)
+		kb = 8;
+	pages = (unsigned)((long)kb * 1024 / page);
+	while (pages & (pages - 1))
+		pages &= pages - 1;
+	return pages ? pages : 1;
+}
+
+int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages)
+{
+	int nr = t->nr_cpus * t->nr_threads;
+
+	evl->rings = xcalloc(t->nr_cpus, sizeof(*evl->rings));
+	evl->pfd = xcalloc((size_t)nr * evl->nr + t->nr_cpus, sizeof(*evl->pfd));
+	evl->pfd_ring = xcalloc((size_t)nr * evl->nr + t->nr_cpus, sizeof(int));
+	evl->poll_all = t->task;
+
+	for (int c = 0; c < t->nr_cpus; c++) {
+		struct ring *r = &evl->rings[c];
+
+		r->fd = -1;
+		r->cpu = t->cpus[c];
+		for (int th = 0; th < t->nr_threads; th++) {
+			int k = c * t->nr_threads + th;
+
+			for (int i = 0; i < evl->nr; i++) {
+				struct evsel *ev = &evl->ev[i];
+				int fd = ev->fd ? ev->fd[k] : -1;
+				bool poll_it;
+
+				if (ev->synthetic || fd < 0)
+					continue;
+				if (!r->base) {
+					int err = ring_mmap(r, fd, t->cpus[c], pages);
+
+					if (err == -EPERM)
+						return error("cannot map the ring buffers (%u pages per "
+							     "CPU): over the locked-memory limit; "
+							     "lower -m or raise "
+							     "kernel.perf_event_mlock_kb",
+							     pages);
+					if (err)
+						return error("cannot map a ring buffer of %u pages "
+							     "on CPU %d: %s",
+							     pages, t->cpus[c], strerror(-err));
+					poll_it = true;
+				} else {
+					if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0)
+						return error("cannot redirect '%s' on CPU %d to the "
+							     "ring buffer: %s",
+							     ev->name, t->cpus[c], strerror(errno));
+					/* Task targets: every fd, to see each task exit. */
+					poll_it = evl->poll_all;
+				}
+				if (poll_it) {
+					evl->pfd[evl->nr_pfd].fd = fd;
+					evl->pfd[evl->nr_pfd].events = POLLIN;
+					evl->pfd_ring[evl->nr_pfd] = c;
+					evl->nr_pfd++;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static void ioctl_all(struct evlist *evl, unsigned long req)
+{
+	int nr = evl->nr_cpus * evl->nr_threads;
+
+	for (int i = 0; i < evl->nr; i++) {
+		struct evsel *ev = &evl->ev[i];
+
+		if (ev->synthetic || !ev->fd)
+			continue;
+		for (int k = 0; k < nr; k++)
+			if (ev->fd[k] >= 0)
+				ioctl(ev->fd[k], req, 0);
+	}
+}
+
+void evlist_enable(struct evlist *evl)
+{
+	ioctl_all(evl, PERF_EVENT_IOC_ENABLE);
+}
+
+void evlist_disable(struct evlist *evl)
+{
+	ioctl_all(evl, PERF_EVENT_IOC_DISABLE);
+}
+
+void evlist_read_lost(struct evlist *evl, const struct target *t,
+		      void (*fn)(void *arg, const struct evsel *ev, int cpu_idx, int thread_idx,
+				 u64 id, u64 lost),
+		      void *arg)
+{
+	int nr = evl->nr_cpus * evl->nr_threads;
+
+	for (int i = 0; i < evl->nr; i++) {
+		struct evsel *ev = &evl->ev[i];
+		u64 buf[3 + 3 * 64];
+
+		if (ev->synthetic || !ev->fd || !(ev->attr.read_format & PERF_FORMAT_LOST))
+			continue;
+		/* With GROUP the leader's read returns the whole group: read members there. */
+		if (is_member(evl, i) && (ev->attr.read_format & PERF_FORMAT_GROUP))
+			continue;
+		for (int k = 0; k < nr; k++) {
+			ssize_t n;
+
+			if (ev->fd[k] < 0)
+				continue;
+			n = read(ev->fd[k], buf, sizeof(buf));
+			if (n <= 0)
+				continue;
+			if (ev->attr.read_format & PERF_FORMAT_GROUP) {
+				u64 members = buf[0];
+
+				/* u64 nr, then {value, id, lost} per member */
+				for (u64 m = 0; m < members && (4 + 3 * m) * 8 <= (u64)n; m++) {
+					u64 id = buf[1 + 3 * m + 1], lost = buf[1 + 3 * m + 2];
+
+					if (lost) {
+						int idx = i;
+
+						for (int j = i; j < evl->nr; j++) {
+							if (evl->ev[j].fd &&
+							    evl->ev[j].id[k] == id) {
+								idx = j;
+								break;
+							}
+						}
+						fn(arg, &evl->ev[idx], k / t->nr_threads,
+						   k % t->nr_threads, id, lost);
+					}
+				}
+			} else if (n >= 24 && buf[2]) {
+				/* value, id, lost */
+				fn(arg, ev, k / t->nr_threads, k % t->nr_threads, buf[1], buf[2]);
+			}
+		}
+	}
+}
+
+void evlist_free(struct evlist *evl)
+{
+	int nr = evl->nr_cpus * evl->nr_threads;
+
+	if (evl->rings) {
+		for (int c = 0; c < evl->nr_cpus; c++)
+			ring_unmap(&evl->rings[c]);
+	}
+	for (int i = 0; i < evl->nr; i++) {
+		struct evsel *ev = &evl->ev[i];
+
+		if (ev->fd) {
+			for (int k = 0; k < nr; k++)
+				if (ev->fd[k] >= 0)
+					close(ev->fd[k]);
+		}
+		free(ev->fd);
+		free(ev->id);
+		free(ev->ids);
+		free(ev->name);
+	}
+	free(evl->ev);
+	free(evl->rings);
+	free(evl->pfd);
+	free(evl->pfd_ring);
+	memset(evl, 0, sizeof(*evl));
+}

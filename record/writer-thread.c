@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The writer thread of prec record (see writer-thread.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record/record.h"
+#include "record/synthesize.h"
+#include "record/writer-thread.h"
+
+/* Blocks are at least this big, so that a quiet pass does not allocate a block per ring. */
+#define BLOCK_MIN (64 * 1024)
+/* Free blocks the producer keeps for reuse. */
+#define FREE_MAX 32
+
+/*
+ * The hand-off takes no lock on the drain loop's side: a writer preempted at a bad moment must
+ * never hold the drain loop up. Filled blocks go on an atomic stack (the producer pushes a
+ * newest-first chain, the writer takes the whole stack and reverses it), the writer sleeps on an
+ * eventfd, and written blocks come back on a second atomic stack that the producer takes whole
+ * when its own pool is empty. With one pusher-of-chains and one taker-of-all per stack there is
+ * no ABA problem.
+ */
+struct wthread {
+	struct wthread_config cfg;
+	pthread_t thread;
+	bool started;
+	int wake_fd;                      /* eventfd: blocks were queued, or stop */
+
+	struct block *queue;              /* filled blocks, newest first (atomic) */
+	struct block *returned;           /* written blocks, for reuse (atomic) */
+	bool stopping;                    /* (atomic) */
+	size_t in_flight;                 /* bytes pushed and not yet written (atomic) */
+	int err;                          /* the first write error (atomic) */
+
+	/* The producer's side: blocks filled and not yet handed over (newest first), its pool. */
+	struct block *pending, *pending_oldest;
+	struct block *pool;
+	int nr_pool;
+
+	/* Figures, kept by the writer and published at the end of each batch (stats_lock). */
+	pthread_mutex_t stats_lock;
+	struct record_stats st;
+	struct record_cpu_stats *cpu;
+	struct record_stats pub;
+	struct record_cpu_stats *pub_cpu;
+	u64 *throttle_start; /* per ring: time of the THROTTLE in force, 0 when none */
+
+	/* Where a sample keeps its id and time (the same in every attr of a recording). */
+	size_t id_off, time_off;
+	bool has_identifier, has_time;
+};
+
+static u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static const struct perf_event_attr *attr_of_sample(struct wthread *t, const u8 *rec, size_t size)
+{
+	const struct wthread_config *c = &t->cfg;
+	u64 id;
+	int lo = 0, hi = c->nr_ids - 1;
+
+	if (c->nr_attrs == 1 || !t->has_identifier || size < 16)
+		return c->attrs[0];
+	memcpy(&id, rec + t->id_off, sizeof(id));
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (c->ids[mid] == id)
+			return c->attrs[c->id_attr[mid]];
+		if (c->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return c->attrs[0];
+}
+
+/* Look at every record of a block: counts per CPU, sample times, and the build-id tracker. */
+static void scan_block(struct wthread *t, const struct block *b)
+{
+	struct record_cpu_stats *cs = b->ring >= 0 ? &t->cpu[b->ring] : NULL;
+	const u8 *p = b->data;
+	size_t off = 0;
+
+	while (off + sizeof(struct pd_record_header) <= b->len) {
+		const struct pd_record_header *h = (const void *)(p + off);
+		const u8 *body = p + off + sizeof(*h);
+		u64 v;
+
+		if (h->size < sizeof(*h) || h->size > b->len - off)
+			break;
+		switch (h->type) {
+		case PERF_RECORD_SAMPLE:
+			/* The kernel's samples; the recorder's own (prec:overhead) are not counted. */
+			if (cs) {
+				t->st.samples++;
+				cs->samples++;
+			}
+			if (t->has_time && t->time_off + 8 <= h->size) {
+				memcpy(&v, p + off + t->time_off, 8);
+				if (!t->st.first_time || v < t->st.first_time)
+					t->st.first_time = v;
+				if (v > t->st.last_time)
+					t->st.last_time = v;
+			}
+			if (t->cfg.bt)
+				buildid_note_record(t->cfg.bt, h, attr_of_sample(t, p + off, h->size));
+			break;
+		case PERF_RECORD_LOST:
+			if (h->size >= sizeof(*h) + 16) {
+				memcpy(&v, body + 8, 8);
+				t->st.lost += v;
+				if (cs) {
+					cs->lost += v;
+					cs->lost_records++;
+				}
+			}
+			break;
+		case PERF_RECORD_THROTTLE:
+		case PERF_RECORD_UNTHROTTLE:
+			if (cs && h->size >= sizeof(*h) + 8) {
+				memcpy(&v, body, 8);
+				if (h->type == PERF_RECORD_THROTTLE) {
+					cs->throttle++;
+					if (!t->throttle_start[b->ring])
+						t->throttle_start[b->ring] = v;
+				} else {
+					cs->unthrottle++;
+					if (t->throttle_start[b->ring] &&
+					    v > t->throttle_start[b->ring])
+						cs->throttled_ns += v - t->throttle_start[b->ring];
+					t->throttle_start[b->ring] = 0;
+				}
+			}
+			break;
+		default:
+			if (cs && h->type < RECORD_NR_KINDS)
+				cs->sideband[h->type]++;
+			/* Side-band, and FINISHED_ROUND: the tracker frees exited tasks there. */
+			if (t->cfg.bt)
+				buildid_note_record(t->cfg.bt, h, t->cfg.attrs[0]);
+			break;
+		}
+		off += h->size;
+	}
+}
+
+static void set_error(struct wthread *t, int err)
+{
+	int zero = 0;
+
+	if (__atomic_compare_exchange_n(&t->err, &zero, err, false, __ATOMIC_SEQ_CST,
+					__ATOMIC_SEQ_CST) &&
+	    t->cfg.notify_fd >= 0) {
+		u64 one = 1;
+
+		if (write(t->cfg.notify_fd, &one, sizeof(one)) < 0) {
+			/* The drain loop also checks wthread_error() after every pass. */
+		}
+	}
+}
+
+static void write_block(struct wthread *t, struct block *b)
+{
+	u64 t0;
+	int err;
+
+	if (__atomic_load_n(&t->err, __ATOMIC_RELAXED))
+		return;
+	scan_block(t, b);
+	t0 = mono_ns();
+	err = pd_writer_write(t->cfg.w, b->data, b->len);
+	t->st.write_ns += mono_ns() - t0;
+	t->st.records_bytes += b->len;
+	if (err)
+		set_error(t, err);
+}
+
+static void publish(struct wthread *t)
+{
+	pthread_mutex_lock(&t->stats_lock);
+	t->st.data_bytes = pd_writer_data_bytes(t->cfg.w);
+	t->pub = t->st;
+	memcpy(t->pub_cpu, t->cpu, t->cfg.nr_rings * sizeof(*t->cpu));
+	pthread_mutex_unlock(&t->stats_lock);
+}
+
+/* Push a newest-first chain (first .. last) on an atomic stack. */
+static void stack_push(struct block **top, struct block *first, struct block *last)
+{
+	struct block *old = __atomic_load_n(top, __ATOMIC_RELAXED);
+
+	do
+		last->next = old;
+	while (!__atomic_compare_exchange_n(top, &old, first, true, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
+}
+
+static struct block *stack_take(struct block **top)
+{
+	return __atomic_exchange_n(top, NULL, __ATOMIC_ACQUIRE);
+}
+
+static struct block *reverse(struct block *b)
+{
+	struct block *prev = NULL, *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		b->next = prev;
+		prev = b;
+	}
+	return prev;
+}
+
+static void record_thread_cpu(struct wthread *t)
+{
+	struct rusage ru;
+
+	/* What writing cost, compression and the build-id tracker included. */
+	if (!getrusage(RUSAGE_THREAD, &ru))
+		t->st.writer_cpu_ns = (u64)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ULL +
+				      (u64)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+}
+
+static void *writer_main(void *arg)
+{
+	struct wthread *t = arg;
+
+	for (;;) {
+		struct block *batch, *b, *first, *last = NULL;
+		size_t bytes = 0;
+		u64 count, t0;
+		int err;
+
+		batch = reverse(stack_take(&t->queue));
+		if (!batch) {
+			if (__atomic_load_n(&t->stopping, __ATOMIC_ACQUIRE)) {
+				/* Pushes happen before the stop is set: one more look. */
+				batch = reverse(stack_take(&t->queue));
+				if (!batch)
+					break;
+			} else {
+				if (read(t->wake_fd, &count, sizeof(count)) < 0 && errno != EINTR &&
+				    errno != EAGAIN)
+					break;
+				continue;
+			}
+		}
+		for (b = batch; b; b = b->next) {
+			write_block(t, b);
+			bytes += b->len;
+		}
+		/* Push to the file after each batch: a killed recorder loses only the queue. */
+		if (!__atomic_load_n(&t->err, __ATOMIC_RELAXED)) {
+			t0 = mono_ns();
+			err = pd_writer_flush(t->cfg.w);
+			t->st.write_ns += mono_ns() - t0;
+			if (err)
+				set_error(t, err);
+		}
+		publish(t);
+		/* Hand the blocks back, newest first as the stack wants them. */
+		first = reverse(batch);
+		for (b = first; b; b = b->next)
+			last = b;
+		stack_push(&t->returned, first, last);
+		__atomic_sub_fetch(&t->in_flight, bytes, __ATOMIC_RELAXED);
+	}
+	record_thread_cpu(t);
+	publish(t);
+	return NULL;
+}
+
+int wthread_start(struct wthread **tp, const struct wthread_config *cfg)
+{
+	struct wthread *t = calloc(1, sizeof(*t));
+	const struct perf_event_attr *a;
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	pthread_mutex_init(&t->stats_lock, NULL);
+	t->wake_fd = -1;
+	t->cfg = *cfg;
+	t->cpu = calloc(cfg->nr_rings + 1, sizeof(*t->cpu));
+	t->pub_cpu = calloc(cfg->nr_rings + 1, sizeof(*t->cpu));
+	t->throttle_start = calloc(cfg->nr_rings + 1, sizeof(u64));
+	t->wake_fd = eventfd(0, EFD_CLOEXEC);
+	if (!t->cpu || !t->pub_cpu || !t->throttle_start || t->wake_fd < 0) {
+		err = t->wake_fd < 0 ? -errno : -ENOMEM;
+		wthread_free(t);
+		return err;
+	}
+	a = cfg->attrs[0];
+	/* Sample layout: header, [IDENTIFIER], [IP], [TID], TIME (every attr has IP|TID|TIME). */
+	t->has_identifier = a->sample_type & PERF_SAMPLE_IDENTIFIER;
+	t->id_off = sizeof(struct pd_record_header);
+	t->time_off = t->id_off + (t->has_identifier ? 8 : 0) +
+		      (a->sample_type & PERF_SAMPLE_IP ? 8 : 0) +
+		      (a->sample_type & PERF_SAMPLE_TID ? 8 : 0);
+	t->has_time = a->sample_type & PERF_SAMPLE_TIME;
+	err = pthread_create(&t->thread, NULL, writer_main, t);
+	if (err) {
+		wthread_free(t);
+		return -err;
+	}
+	t->started = true;
+	*tp = t;
+	return 0;
+}
+
+static void free_chain(struct block *b)
+{
+	struct block *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+}
+
+struct block *wthread_block(struct wthread *t, size_t need, bool force)
+{
+	struct block *b, **pp;
+
+	if (!force && __atomic_load_n(&t->in_flight, __ATOMIC_RELAXED) > t->cfg.queue_limit)
+		return NULL;
+	if (!t->pool) {
+		/* Take back what the writer has written; keep at most FREE_MAX of it. */
+		struct block *r = stack_take(&t->returned), *next;
+
+		for (; r; r = next) {
+			next = r->next;
+			if (t->nr_pool < FREE_MAX) {
+				r->next = t->pool;
+				t->pool = r;
+				t->nr_pool++;
+			} else {
+				free(r);
+			}
+		}
+	}
+	for (pp = &t->pool; *pp; pp = &(*pp)->next) {
+		if ((*pp)->cap >= need) {
+			b = *pp;
+			*pp = b->next;
+			t->nr_pool--;
+			goto found;
+		}
+	}
+	{
+		/* Powers of two, so that the pool serves the next requests too. */
+		size_t cap = BLOCK_MIN;
+
+		while (cap < need)
+			cap <<= 1;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->cap = cap;
+	}
+found:
+	b->next = NULL;
+	b->len = 0;
+	b->ring = -1;
+	return b;
+}
+
+void wthread_push(struct wthread *t, struct block *b)
+{
+	__atomic_add_fetch(&t->in_flight, b->len, __ATOMIC_RELAXED);
+	b->next = t->pending;
+	t->pending = b;
+	if (!t->pending_oldest)
+		t->pending_oldest = b;
+}
+
+void wthread_kick(struct wthread *t)
+{
+	u64 one = 1;
+
+	if (!t->pending)
+		return;
+	stack_push(&t->queue, t->pending, t->pending_oldest);
+	t->pending = t->pending_oldest = NULL;
+	if (write(t->wake_fd, &one, sizeof(one)) < 0) {
+		/* An eventfd write fails only on overflow, and then the writer is awake anyway. */
+	}
+}
+
+int wthread_error(struct wthread *t)
+{
+	return __atomic_load_n(&t->err, __ATOMIC_RELAXED);
+}
+
+size_t wthread_backlog(struct wthread *t)
+{
+	return __atomic_load_n(&t->in_flight, __ATOMIC_RELAXED);
+}
+
+int wthread_stop(struct wthread *t)
+{
+	u64 one = 1;
+
+	if (!t->started)
+		return wthread_error(t);
+	wthread_kick(t);
+	__atomic_store_n(&t->stopping, true, __ATOMIC_RELEASE);
+	if (write(t->wake_fd, &one, sizeof(one)) < 0) {
+		/* see wthread_kick() */
+	}
+	pthread_join(t->thread, NULL);
+	t->started = false;
+	return wthread_error(t);
+}
+
+void wthread_stats(struct wthread *t, struct record_stats *s, struct record_cpu_stats *cpu)
+{
+	pthread_mutex_lock(&t->stats_lock);
+	s->samples = t->pub.samples;
+	s->lost = t->pub.lost;
+	s->records_bytes = t->pub.records_bytes;
+	s->data_bytes = t->pub.data_bytes;
+	s->write_ns = t->pub.write_ns;
+	s->writer_cpu_ns = t->pub.writer_cpu_ns;
+	s->first_time = t->pub.first_time;
+	s->last_time = t->pub.last_time;
+	for (int i = 0; cpu && i < t->cfg.nr_rings && i < s->nr_cpus; i++) {
+		const struct record_cpu_stats *w = &t->pub_cpu[i];
+
+		cpu[i].samples = w->samples;
+		cpu[i].lost = w->lost;
+		cpu[i].lost_records = w->lost_records;
+		cpu[i].throttle = w->throttle;
+		cpu[i].unthrottle = w->unthrottle;
+		cpu[i].throttled_ns = w->throttled_ns;
+		memcpy(cpu[i].sideband, w->sideband, sizeof(w->sideband));
+	}
+	pthread_mutex_unlock(&t->stats_lock);
+}
+
+void wthread_free(struct wthread *t)
+{
+	if (!t)
+		return;
+	if (t->started)
+		wthread_stop(t);
+	free_chain(t->pool);
+	free_chain(stack_take(&t->returned));
+	free_chain(stack_take(&t->queue));
+	free_chain(t->pending);
+	free(t->cpu);
+	free(t->pub_cpu);
+	free(t->throttle_start);
+	if (t->wake_fd >= 0)
+		close(t->wake_fd);
+	pthread_mutex_destroy(&t->stats_lock);
+	free(t);
+}

@@ -1,0 +1,71 @@
+#!/bin/bash
+# t1005: a recorder killed with SIGKILL leaves a file that prec report reads: the header is
+# written when the recording begins and the data goes to the file as it is drained, so only the
+# last moments are lost; prec report says that it recovered the file. The overhead measurement
+# is turned off (not what this is about), and the kill comes once the workload has run and the
+# file has grown, not after a fixed time.
+. "$(dirname "$0")/lib.sh"
+
+require root
+
+HOT3=$PREC_BUILD/tests/workloads/hot3
+[ -x "$HOT3" ] || skip_all "build tests/workloads/hot3 first"
+
+hot3=$(readlink -f "$HOT3")
+
+# ran PARENT TICKS: wait (10 s at most) until a child of PARENT runs hot3 and has used TICKS
+# clock ticks (1/100 s) of CPU; prec's workload is sampled from its exec on
+ran() {
+	local c t
+	for _ in $(seq 500); do
+		for c in $(pgrep -P "$1"); do
+			[ "$(readlink /proc/$c/exe 2>/dev/null)" = "$hot3" ] || continue
+			t=$(awk '{ print $14 + $15 }' /proc/$c/stat 2>/dev/null)
+			[ "${t:-0}" -ge "$2" ] && return 0
+		done
+		sleep 0.02
+	done
+	echo "# no hot3 with $2 ticks of CPU under pid $1 after 10 s"
+	return 1
+}
+
+# grown FILE FROM BYTES: wait (10 s at most) until FILE is BYTES larger than FROM
+grown() {
+	for _ in $(seq 500); do
+		[ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -ge $(($2 + $3)) ] && return 0
+		sleep 0.02
+	done
+	echo "# $1 did not grow by $3 bytes from $2 in 10 s"
+	return 1
+}
+
+# Small rings (8 pages): the kernel wakes prec often, so data reaches the file early. Once hot3
+# has run 0.3 s (1200 samples at 4000 Hz), 32 KiB more in the file are its samples.
+"$PREC" record -q --overhead-source=none -e cpu-clock -m 8 -o killed.data -- "$HOT3" 20 \
+	>/dev/null 2>rec.err &
+p=$!
+disown $p
+ran $p 30
+grown killed.data "$(stat -c %s killed.data 2>/dev/null || echo 0)" 32768
+workload=$(pgrep -P $p)
+kill -KILL $p
+for _ in $(seq 100); do kill -0 $p 2>/dev/null || break; sleep 0.05; done
+[ -n "$workload" ] && kill $workload 2>/dev/null
+
+test_expect "the killed recorder left a file with data in it" '
+	test -s killed.data && test "$(stat -c %s killed.data)" -gt 4096
+'
+"$PREC" report -i killed.data >rep.out 2>rep.err
+rep_rc=$?
+test_expect "prec report reads it (exit 0) and says it recovered an unfinished file" '
+	cat rep.err
+	test $rep_rc = 0 && grep -Eqi "recover|not finished" rep.err
+'
+test_expect "the samples before the kill are there, and the profile" '
+	"$PREC" report -i killed.data --stats >stats.out 2>/dev/null
+	n=$(awk "/^ +SAMPLE events:/ { print \$3; exit }" stats.out)
+	echo "samples: $n"
+	test -n "$n" && test "$n" -gt 100 && grep -q hot_a rep.out
+'
+
+done_testing
