@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The record side of the overhead measurement: a hook of prec record (record/record.h) that
+ * measures, per CPU, what the profiling costs while it records, and writes it into the file as
+ * prec:overhead samples (overhead/event.h) every --overhead-interval and at the end, with the
+ * facts of the recording in the PD_FEAT_PREC section (overhead/facts.h).
+ *
+ *	declare	the prec:overhead attr
+ *	prepare	the collector opened (overhead/collect.h), the calibrations run while the CPUs are
+ *		quiet (overhead/calibrate.h: stolen time per sample, side-band cost per record, and
+ *		the tracepoint collector's own cost), the format of prec:overhead added
+ *	start	the collector started, the baselines taken, a COMM for the recorder's own pid
+ *	tick	one prec:overhead sample per CPU and type, and per session type, each a delta
+ *	stop	the last interval, the facts section, and one line that says what was measured
+ *
+ * When no collector can run (no privileges, no BPF and no tracepoints), the kernel-side costs are
+ * written as unavailable with the reason, never as 0; the rest is measured as usual.
+ * --overhead-source=none turns the measurement off: no collector, no calibration, no
+ * prec:overhead event (the attrs stay exactly perf record's), only the facts section, which says
+ * so.
+ */
+#ifndef PREC_OVERHEAD_RECORDER_H
+#define PREC_OVERHEAD_RECORDER_H
+
+#include "format/ondisk.h"
+
+/* The default --overhead-interval, and the shortest one accepted. */
+#define OVERHEAD_INTERVAL_DEFAULT_NS 1000000000ULL
+#define OVERHEAD_INTERVAL_MIN_NS 10000000ULL
+#define OVERHEAD_INTERVAL_MAX_NS 3600000000000ULL
+
+/**
+ * overhead_recorder_set_source - --overhead-source: auto, bpf, tracepoint or none.
+ *
+ * Return: 0, or -EINVAL for anything else.
+ */
+int overhead_recorder_set_source(const char *arg);
+
+/**
+ * overhead_recorder_set_interval - --overhead-interval: a duration as perf takes them (500ms,
+ * 1s, 2.5s, 100000us; a bare number is milliseconds, as perf stat -I).
+ *
+ * Return: 0, or -EINVAL for what does not parse or lies outside OVERHEAD_INTERVAL_MIN_NS to
+ * OVERHEAD_INTERVAL_MAX_NS.
+ */
+int overhead_recorder_set_interval(const char *arg);
+
+/**
+ * overhead_parse_duration - parse a duration: a number (decimals allowed) followed by ns, us,
+ * ms, s, m or h; without a unit, milliseconds.
+ *
+ * Return: 0 with *ns set, or -EINVAL.
+ */
+int overhead_parse_duration(const char *s, u64 *ns);
+
+/**
+ * overhead_recorder_register - add the overhead hook to the next recording (once; later calls
+ * do nothing).
+ *
+ * Return: 0, or the error of record_register_hook().
+ */
+int overhead_recorder_register(void);
+
+#endif
