@@ -1,0 +1,862 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Adding samples up into rows and call chains (see hist.h), as perf report 6.1 does with
+ * --no-children:
+ * - a sample's row is found by the sort keys: comm compares names, pid the thread (its tid),
+ *   dso the short name, sym the symbol (within its dso), or the map-relative address when there
+ *   is none; cpu the sample's CPU;
+ * - rows count periods: percentages are of the event's total period, filtered samples included
+ *   (perf's default, "absolute" percentages);
+ * - --cpu drops samples before they are counted, --comm, --pid and --tid after (perf marks those
+ *   rows filtered and does not show them);
+ * - a call chain is resolved entry by entry, the context markers switching between kernel and
+ *   user (thread__resolve_callchain_sample()); an unknown marker discards the whole chain; at most
+ *   127 entries are kept (kernel.perf_event_max_stack);
+ * - chains are compared by function: the same symbol of the same binary, or the same address
+ *   when unresolved (match_chain()).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/hist.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+#define MAX_STACK 127
+
+static inline u64 mix(u64 x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Frame names */
+
+static void frame_cache_room(struct profile *p)
+{
+	u32 n = p->s.nr_frames;
+
+	if (n <= p->frame_cache_len)
+		return;
+	n = n * 2;
+	p->frame_dso = xrealloc(p->frame_dso, n * sizeof(*p->frame_dso));
+	p->frame_name = xrealloc(p->frame_name, n * sizeof(*p->frame_name));
+	memset(p->frame_dso + p->frame_cache_len, 0,
+	       (n - p->frame_cache_len) * sizeof(*p->frame_dso));
+	memset(p->frame_name + p->frame_cache_len, 0xff,
+	       (n - p->frame_cache_len) * sizeof(*p->frame_name));
+	p->frame_cache_len = n;
+}
+
+const char *frame_dso_name(struct profile *p, u32 f)
+{
+	const struct frame *fr = session_frame(&p->s, f);
+
+	if (!fr->dso)
+		return NULL;
+	frame_cache_room(p);
+	if (!p->frame_dso[f])
+		p->frame_dso[f] =
+		    session_intern(&p->s, fr->dso->short_name, fr->dso->short_len)->str;
+	return p->frame_dso[f];
+}
+
+const char *frame_chain_name(struct profile *p, u32 f, char *buf, size_t len)
+{
+	const struct frame *fr = session_frame(&p->s, f);
+
+	if (fr->sym)
+		return fr->sym->name;
+	snprintf(buf, len, "%#" PRIx64, fr->ip);
+	return buf;
+}
+
+/* The folded name's interned number. */
+static u32 frame_folded_id(struct profile *p, u32 f)
+{
+	const struct frame *fr = session_frame(&p->s, f);
+	char buf[4200];
+	const char *name, *base;
+	size_t n;
+
+	frame_cache_room(p);
+	if (p->frame_name[f] != 0xffffffffu)
+		return p->frame_name[f];
+	if (fr->sym) {
+		name = fr->sym->name;
+		n = fr->sym->namelen;
+		if (memchr(name, ';', n) || memchr(name, '\n', n)) {
+			n = n < sizeof(buf) - 1 ? n : sizeof(buf) - 1;
+			memcpy(buf, name, n);
+			buf[n] = '\0';
+			for (size_t i = 0; i < n; i++)
+				if (buf[i] == ';' || buf[i] == '\n')
+					buf[i] = ':';
+			name = buf;
+		}
+	} else {
+		/* as stackcollapse-perf.pl names what perf script shows as [unknown] */
+		if (fr->dso) {
+			base = strrchr(fr->dso->name, '/');
+			base = base ? base + 1 : fr->dso->name;
+		} else {
+			base = "unknown";
+		}
+		snprintf(buf, sizeof(buf), "[%s]", base);
+		name = buf;
+		n = strlen(buf);
+	}
+	p->frame_name[f] = session_intern(&p->s, name, n)->id;
+	return p->frame_name[f];
+}
+
+const char *frame_folded_name(struct profile *p, u32 f)
+{
+	return session_str(&p->s, frame_folded_id(p, f))->str;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Rows */
+
+static struct hists *event_hists(struct profile *p, int attr)
+{
+	if ((u32)attr >= p->nr_ev) {
+		u32 n = (u32)attr + 1;
+
+		p->ev = xrealloc(p->ev, n * sizeof(*p->ev));
+		memset(p->ev + p->nr_ev, 0, (n - p->nr_ev) * sizeof(*p->ev));
+		p->nr_ev = n;
+	}
+	return &p->ev[attr];
+}
+
+static u32 key_hash(const struct hist_entry *k)
+{
+	u64 h = (u64)(uintptr_t)k->comm * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (u64)(uintptr_t)k->dso_name * 0xc2b2ae3d27d4eb4fULL;
+	h ^= (k->sym_start + (k->sym_end << 7) + k->resolved) * 0x165667b19e3779f9ULL;
+	h ^= k->rel * 0x27d4eb2f165667c5ULL;
+	h ^= (u64)(u32)k->tid << 32 | (u32)k->cpu;
+	h ^= (u64)(u8)k->level << 24;
+	return (u32)mix(h);
+}
+
+static bool key_equal(const struct hist_entry *a, const struct hist_entry *b)
+{
+	return a->comm == b->comm && a->dso_name == b->dso_name && a->resolved == b->resolved &&
+	       a->sym_start == b->sym_start && a->sym_end == b->sym_end && a->rel == b->rel &&
+	       a->tid == b->tid && a->cpu == b->cpu && a->level == b->level;
+}
+
+/* The table holds (hash, index) pairs: probing touches no entry until a hash matches. */
+static void hists_table_grow(struct hists *hs)
+{
+	u32 mask = hs->mask ? 2 * hs->mask + 1 : 1023;
+	struct hist_bucket *t = xmalloc((mask + 1) * sizeof(*t));
+
+	for (u32 i = 0; i <= mask; i++)
+		t[i].idx = 0xffffffffu;
+	for (u32 k = 0; hs->table && k <= hs->mask; k++) {
+		u32 i;
+
+		if (hs->table[k].idx == 0xffffffffu)
+			continue;
+		for (i = hs->table[k].hash & mask; t[i].idx != 0xffffffffu; i = (i + 1) & mask)
+			;
+		t[i] = hs->table[k];
+	}
+	free(hs->table);
+	hs->table = t;
+	hs->mask = mask;
+}
+
+static struct hist_entry *hists_findnew(struct profile *p, struct hists *hs, struct hist_entry *key)
+{
+	u32 h = key_hash(key), i;
+	struct hist_entry *e;
+
+	if (!hs->table)
+		hists_table_grow(hs);
+	for (i = h & hs->mask; hs->table[i].idx != 0xffffffffu; i = (i + 1) & hs->mask)
+		if (hs->table[i].hash == h && key_equal(&hs->v[hs->table[i].idx], key))
+			return &hs->v[hs->table[i].idx];
+	if (hs->nr == hs->cap) {
+		hs->cap = hs->cap ? 2 * hs->cap : 256;
+		hs->v = xrealloc(hs->v, hs->cap * sizeof(*hs->v));
+	}
+	e = &hs->v[hs->nr];
+	*e = *key;
+	e->hash = h;
+	e->gid = p->next_gid++;
+	hs->table[i].hash = h;
+	hs->table[i].idx = hs->nr++;
+	if (hs->nr * 2 > hs->mask)
+		hists_table_grow(hs);
+	return e;
+}
+
+static bool filtered(const struct report_opts *o, const struct thread *t)
+{
+	u32 i;
+
+	if (o->nr_comms) {
+		for (i = 0; i < o->nr_comms; i++)
+			if (!strcmp(o->comms[i], t->comm))
+				break;
+		if (i == o->nr_comms)
+			return true;
+	}
+	if (o->nr_pids) {
+		for (i = 0; i < o->nr_pids; i++)
+			if (o->pids[i] == t->pid)
+				break;
+		if (i == o->nr_pids)
+			return true;
+	}
+	if (o->nr_tids) {
+		for (i = 0; i < o->nr_tids; i++)
+			if (o->tids[i] == t->tid)
+				break;
+		if (i == o->nr_tids)
+			return true;
+	}
+	return false;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Distinct chains */
+
+#define EMPTY 0xffffffffu
+
+/* nf: the number of frames, with the top bit of struct chain_rec's n */
+static u32 chain_hash(u32 gid, const char *comm, u32 nf, const u32 *f)
+{
+	u64 h = mix((u64)gid << 32 ^ nf ^ (u64)(uintptr_t)comm);
+	u32 n = nf & 0x7fffffffu;
+
+	for (u32 i = 0; i < n; i++)
+		h = (h ^ f[i]) * 0x100000001b3ULL + (h >> 29);
+	return (u32)mix(h);
+}
+
+static inline struct chain_rec *chain_at(const struct profile *p, u32 off)
+{
+	return (struct chain_rec *)(void *)(p->arena + off);
+}
+
+static void buckets_grow(struct profile *p)
+{
+	u32 mask = p->bucket_mask ? 2 * p->bucket_mask + 1 : 4095;
+	struct chain_bucket *b = xmalloc((mask + 1) * sizeof(*b));
+
+	for (u32 i = 0; i <= mask; i++)
+		b[i].off = EMPTY;
+	/* from the old table, which has the hashes: no record is touched */
+	for (u32 k = 0; p->buckets && k <= p->bucket_mask; k++) {
+		u32 i;
+
+		if (p->buckets[k].off == EMPTY)
+			continue;
+		for (i = p->buckets[k].hash & mask; b[i].off != EMPTY; i = (i + 1) & mask)
+			;
+		b[i] = p->buckets[k];
+	}
+	free(p->buckets);
+	p->buckets = b;
+	p->bucket_mask = mask;
+}
+
+/* Count a sample of chain (gid, comm, frames); return: its record's offset. */
+static u32 chain_add(struct profile *p, u32 gid, const char *comm, bool synthetic,
+		     const u32 *frames, u32 n, u64 period)
+{
+	u32 nf = n | (synthetic ? 0x80000000u : 0), h = chain_hash(gid, comm, nf, frames), i;
+	size_t words = (sizeof(struct chain_rec) + n * sizeof(u32) + 7) / 8;
+	struct chain_rec *r;
+
+	for (i = h & p->bucket_mask; p->buckets[i].off != EMPTY; i = (i + 1) & p->bucket_mask) {
+		if (p->buckets[i].hash != h)
+			continue;
+		r = chain_at(p, p->buckets[i].off);
+		if (r->gid == gid && r->comm == comm && r->n == nf &&
+		    !memcmp(r->frames, frames, n * sizeof(u32))) {
+			r->count++;
+			r->period += period;
+			return p->buckets[i].off;
+		}
+	}
+	if (p->arena_len + words > p->arena_cap) {
+		p->arena_cap = (p->arena_len + words) * 2;
+		if (p->arena_cap > EMPTY)
+			die("more distinct call chains than prec report can hold");
+		p->arena = xrealloc(p->arena, p->arena_cap * 8);
+	}
+	r = chain_at(p, (u32)p->arena_len);
+	r->count = 1;
+	r->period = period;
+	r->comm = comm;
+	r->gid = gid;
+	r->n = nf;
+	memcpy(r->frames, frames, n * sizeof(u32));
+	p->buckets[i].hash = h;
+	p->buckets[i].off = (u32)p->arena_len;
+	p->arena_len += words;
+	if (++p->nr_chains * 2 > p->bucket_mask) {
+		u32 off = p->buckets[i].off;
+
+		buckets_grow(p);
+		return off;
+	}
+	return p->buckets[i].off;
+}
+
+/*
+ * What a thread's previous sample was: most samples of a busy thread land in the same row with
+ * the same chain (the same return addresses, a leaf in the same function), and then nothing
+ * needs resolving or hashing again.
+ */
+struct memo {
+	int attr, cpu;
+	const char *comm;
+	u32 leaf;	/* the sample's frame */
+	u32 entry;	/* index of the row in its hists */
+	u32 chain;	/* its chain record, EMPTY if none yet */
+	u32 ugen, kgen; /* the address spaces the raw chain was resolved in */
+	u32 leaf_pos;	/* where the leaf address sits in the raw chain */
+	bool raw_valid;
+	u32 n, cap;
+	u64 *raw;    /* the raw chain */
+	u32 *frames; /* what each of its entries resolved to (0 for context marks) */
+	u8 *modes;   /* and in which cpumode */
+};
+
+#define MEMO_SLOTS 4
+
+/* A thread's last few rows and chains: a loop that calls three functions keeps hitting. */
+struct memo_set {
+	struct memo *slot[MEMO_SLOTS];
+	u32 last; /* the slot of the thread's previous sample */
+	u32 next; /* the slot to reuse */
+};
+
+static void memo_free(void *p)
+{
+	struct memo_set *ms = p;
+
+	if (!ms)
+		return;
+	for (u32 i = 0; i < MEMO_SLOTS; i++) {
+		if (ms->slot[i])
+			free(ms->slot[i]->raw);
+		free(ms->slot[i]);
+	}
+	free(ms);
+}
+
+static struct memo_set *memo_set(struct thread *t)
+{
+	if (!t->memo) {
+		t->memo = xcalloc(1, sizeof(struct memo_set));
+		t->memo_free = memo_free;
+	}
+	return t->memo;
+}
+
+/* The slot for a new row of thread t (the oldest one), emptied. */
+static struct memo *memo_take(struct thread *t)
+{
+	struct memo_set *ms = memo_set(t);
+	struct memo *m = ms->slot[ms->next];
+
+	if (!m)
+		m = ms->slot[ms->next] = xcalloc(1, sizeof(*m));
+	ms->last = ms->next;
+	ms->next = (ms->next + 1) % MEMO_SLOTS;
+	m->chain = EMPTY;
+	m->raw_valid = false;
+	return m;
+}
+
+static void memo_room(struct memo *m, u32 n)
+{
+	if (m->cap < n) {
+		u32 cap = n < 16 ? 16 : n;
+
+		free(m->raw);
+		m->raw = xmalloc(cap * (sizeof(u64) + sizeof(u32) + 1));
+		m->frames = (u32 *)(m->raw + cap);
+		m->modes = (u8 *)(m->frames + cap);
+		m->cap = cap;
+		m->raw_valid = false;
+	}
+}
+
+/*
+ * The frames of a sample's callchain, callee first, into out; 0 when perf would discard the
+ * chain. Entries equal to those of the thread's previous chain, aligned at the outer end (where
+ * chains of one thread agree most), are not resolved again.
+ */
+static u32 chain_frames(struct profile *p, struct thread *t, const struct psample *smp, u32 *out,
+			const struct memo *m, struct memo *dst)
+{
+	u16 cpumode = PERF_RECORD_MISC_USER;
+	u32 n = 0, nr = smp->nr_chain;
+	bool reuse = m && m->raw_valid && m->ugen == t->maps->gen && m->kgen == p->s.kmaps->gen;
+	long delta = m ? (long)m->n - (long)nr : 0;
+	u32 *rf;
+	u8 *rm;
+
+	if (nr > p->scratch_cap) {
+		p->scratch_cap = nr;
+		p->scratch = xrealloc(p->scratch, nr * (sizeof(u32) + 1));
+	}
+	rf = p->scratch;
+	rm = (u8 *)(rf + nr);
+
+	for (u32 i = 0; i < nr; i++) {
+		u64 ip = smp->chain[i];
+		long j = (long)i + delta;
+		u32 f;
+
+		rm[i] = (u8)cpumode;
+		rf[i] = 0;
+		if (ip >= PERF_CONTEXT_MAX) {
+			switch (ip) {
+			case PERF_CONTEXT_HV:
+				cpumode = PERF_RECORD_MISC_HYPERVISOR;
+				break;
+			case PERF_CONTEXT_KERNEL:
+				cpumode = PERF_RECORD_MISC_KERNEL;
+				break;
+			case PERF_CONTEXT_USER:
+				cpumode = PERF_RECORD_MISC_USER;
+				break;
+			default:
+				dst->raw_valid = false;
+				return 0; /* a corrupt chain: perf drops all of it */
+			}
+			continue;
+		}
+		if (n == MAX_STACK)
+			continue;
+		if (reuse && j >= 0 && j < (long)m->n && m->raw[j] == ip &&
+		    m->modes[j] == cpumode && m->frames[j]) {
+			f = m->frames[j];
+		} else {
+			f = session_resolve(&p->s, t, cpumode, ip);
+			p->resolves++;
+		}
+		rf[i] = f;
+		out[n++] = f;
+	}
+	memo_room(dst, nr);
+	memcpy(dst->raw, smp->chain, (size_t)nr * 8);
+	memcpy(dst->frames, rf, nr * sizeof(u32));
+	memcpy(dst->modes, rm, nr);
+	dst->n = nr;
+	dst->raw_valid = true;
+	return n;
+}
+
+/* The position of the sample's own address in its raw chain (after the first context mark). */
+static u32 leaf_position(const struct psample *smp)
+{
+	for (u32 i = 0; i < smp->nr_chain; i++)
+		if (smp->chain[i] < PERF_CONTEXT_MAX)
+			return smp->chain[i] == smp->ip ? i : EMPTY;
+	return EMPTY;
+}
+
+static bool memo_chain_matches(const struct memo *m, const struct psample *smp, u32 leaf_pos,
+			       u32 ugen, u32 kgen)
+{
+	if (m->chain == EMPTY || !m->raw_valid || m->n != smp->nr_chain || m->ugen != ugen ||
+	    m->kgen != kgen || m->leaf_pos != leaf_pos)
+		return false;
+	if (leaf_pos == EMPTY)
+		return !memcmp(m->raw, smp->chain, (size_t)m->n * 8);
+	return !memcmp(m->raw, smp->chain, (size_t)leaf_pos * 8) &&
+	       !memcmp(m->raw + leaf_pos + 1, smp->chain + leaf_pos + 1,
+		       (size_t)(m->n - leaf_pos - 1) * 8);
+}
+
+static void add_sample(struct session *s, struct thread *t, const struct psample *smp, void *arg)
+{
+	struct profile *p = arg;
+	const struct report_opts *o = p->o;
+	struct hists *hs;
+	struct hist_entry key, *e;
+	const struct frame *fr;
+	u32 f, frames[MAX_STACK + 1], n, leaf_pos = EMPTY, ugen, kgen;
+	struct memo_set *ms = t->memo;
+	struct memo *m = NULL, *prev;
+
+	if (o->cpu_filter && (smp->cpu < 0 || !cpu_map_has(&o->cpus, smp->cpu)))
+		return;
+	hs = event_hists(p, smp->attr);
+	hs->nr_samples++;
+	hs->total_period += smp->period;
+	f = session_resolve(s, t, smp->cpumode, smp->ip);
+	fr = session_frame(s, f);
+	if (!fr->sym) {
+		if (fr->dso)
+			fr->dso->unresolved++;
+		else
+			p->unresolved_nomap++;
+		p->unresolved++;
+	}
+	if ((o->nr_comms || o->nr_pids || o->nr_tids) && filtered(o, t)) {
+		p->filtered++;
+		hs->nr_filtered++;
+		return;
+	}
+	p->samples_shown++;
+	for (u32 k = 0; ms && k < MEMO_SLOTS; k++) {
+		struct memo *x = ms->slot[k];
+
+		if (x && x->leaf == f && x->attr == smp->attr && x->comm == t->comm &&
+		    x->cpu == smp->cpu) {
+			m = x;
+			break;
+		}
+	}
+	prev = ms ? ms->slot[ms->last] : NULL;
+	if (m) {
+		e = &hs->v[m->entry];
+	} else {
+		memset(&key, 0, sizeof(key));
+		for (u32 i = 0; i < o->nr_keys; i++) {
+			switch (o->keys[i]) {
+			case SORT_COMM:
+				key.comm = t->comm;
+				break;
+			case SORT_PID:
+			case SORT_TID:
+				key.tid = t->tid;
+				break;
+			case SORT_DSO:
+				key.dso_name = frame_dso_name(p, f);
+				break;
+			case SORT_SYM:
+				key.dso_name = frame_dso_name(p, f);
+				if (fr->sym) {
+					key.resolved = true;
+					key.sym_start = fr->sym->start;
+					key.sym_end = fr->sym->end;
+				} else {
+					key.rel = fr->rel;
+					key.level = fr->level;
+				}
+				break;
+			case SORT_CPU:
+				key.cpu = smp->cpu;
+				break;
+			}
+		}
+		e = hists_findnew(p, hs, &key);
+		e->attr = smp->attr;
+		m = memo_take(t);
+		ms = t->memo;
+		m->attr = smp->attr;
+		m->comm = t->comm;
+		m->leaf = f;
+		m->cpu = smp->cpu;
+		m->entry = (u32)(e - hs->v);
+	}
+	ms->last = (u32)(m == ms->slot[0] ? 0 : m == ms->slot[1] ? 1 : m == ms->slot[2] ? 2 : 3);
+	if (!e->samples) {
+		e->frame = f;
+		e->thread = t;
+	}
+	e->samples++;
+	e->period += smp->period;
+	if (!p->want_chains)
+		return;
+	if (!smp->chain_recorded) {
+		/* no callchain recorded: the sample's own frame, for folded stacks */
+		if (!p->want_folded)
+			return;
+		if (m->chain == EMPTY) {
+			frames[0] = f;
+			m->chain = chain_add(p, e->gid, t->comm, true, frames, 1, smp->period);
+		} else {
+			chain_at(p, m->chain)->count++;
+			chain_at(p, m->chain)->period += smp->period;
+		}
+		return;
+	}
+	leaf_pos = leaf_position(smp);
+	ugen = t->maps->gen;
+	kgen = s->kmaps->gen;
+	if (memo_chain_matches(m, smp, leaf_pos, ugen, kgen)) {
+		struct chain_rec *r = chain_at(p, m->chain);
+
+		r->count++;
+		r->period += smp->period;
+		p->memo_hits++;
+		return;
+	}
+	n = chain_frames(p, t, smp, frames, prev, m);
+	m->chain = chain_add(p, e->gid, t->comm, false, frames, n, smp->period);
+	/* resolving may have loaded the kernel, which changes its maps: take the gens now */
+	m->ugen = t->maps->gen;
+	m->kgen = s->kmaps->gen;
+	m->leaf_pos = leaf_pos;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Trees */
+
+static u32 node_new(struct profile *p, u32 parent, u32 key)
+{
+	struct cnode *n;
+	u32 id;
+
+	if (p->nr_nodes == p->cap_nodes) {
+		p->cap_nodes = p->cap_nodes ? 2 * p->cap_nodes : 4096;
+		p->nodes = xrealloc(p->nodes, p->cap_nodes * sizeof(*p->nodes));
+	}
+	id = p->nr_nodes++;
+	n = &p->nodes[id];
+	memset(n, 0, sizeof(*n));
+	n->key = key;
+	n->parent = parent;
+	if (parent) {
+		n->next_sibling = p->nodes[parent].first_child;
+		p->nodes[parent].first_child = id;
+	}
+	return id;
+}
+
+static u32 node_hash(u32 parent, u32 key)
+{
+	return (u32)mix((u64)parent << 32 | key);
+}
+
+static void node_table_grow(struct profile *p)
+{
+	u32 mask = p->node_mask ? 2 * p->node_mask + 1 : 4095;
+
+	free(p->node_table);
+	p->node_table = xmalloc((mask + 1) * sizeof(u32));
+	memset(p->node_table, 0, (mask + 1) * sizeof(u32));
+	p->node_mask = mask;
+	for (u32 id = 1; id < p->nr_nodes; id++) {
+		u32 i;
+
+		if (!p->nodes[id].parent)
+			continue;
+		for (i = node_hash(p->nodes[id].parent, p->nodes[id].key) & mask; p->node_table[i];
+		     i = (i + 1) & mask)
+			;
+		p->node_table[i] = id;
+	}
+}
+
+static u32 node_child(struct profile *p, u32 parent, u32 key)
+{
+	u32 i, id;
+
+	if ((p->nr_nodes + 1) * 2 > p->node_mask)
+		node_table_grow(p);
+	for (i = node_hash(parent, key) & p->node_mask; (id = p->node_table[i]);
+	     i = (i + 1) & p->node_mask)
+		if (p->nodes[id].parent == parent && p->nodes[id].key == key)
+			return id;
+	id = node_new(p, parent, key);
+	p->node_table[i] = id;
+	return id;
+}
+
+static void tree_add(struct profile *p, u32 root, const u32 *keys, u32 n, bool reverse, u64 period,
+		     u64 count)
+{
+	u32 cur = root;
+
+	p->nodes[root].cumul += period;
+	p->nodes[root].count += count;
+	for (u32 i = 0; i < n; i++) {
+		cur = node_child(p, cur, keys[reverse ? n - 1 - i : i]);
+		p->nodes[cur].cumul += period;
+		p->nodes[cur].count += count;
+	}
+	p->nodes[cur].hit += period;
+	p->nodes[cur].count_self += count;
+}
+
+void profile_chains_build(struct profile *p)
+{
+	const struct report_opts *o = p->o;
+	bool folded = o->folded || o->flamegraph;
+	struct hist_entry *e;
+	u32 names[MAX_STACK + 2];
+	size_t off = 0;
+
+	if (p->nr_nodes)
+		return;
+	node_new(p, 0, 0); /* node 0: nothing */
+	p->folded_root = node_new(p, 0, 0);
+	while (off < p->arena_len) {
+		const struct chain_rec *r = chain_at(p, (u32)off);
+		u32 n = r->n & 0x7fffffffu, m = 0;
+		bool synthetic = r->n & 0x80000000u;
+		char tmp[4096];
+
+		off += (sizeof(*r) + n * sizeof(u32) + 7) / 8;
+		e = p->by_gid[r->gid];
+		/*
+		 * A graph shows nothing of a row below the threshold (every branch is smaller
+		 * than the row), except in fractal mode: such rows get no tree.
+		 */
+		if (!synthetic && n && o->chain_mode != CHAIN_NONE &&
+		    (o->chain_mode == CHAIN_FRACTAL ||
+		     e->period >= hists_min_chain_hit(&p->ev[e->attr], o->chain_min))) {
+			if (!e->chain_root)
+				e->chain_root = node_new(p, 0, 0);
+			tree_add(p, e->chain_root, r->frames, n, o->caller, r->period, r->count);
+		}
+		if (!folded)
+			continue;
+		/* the folded tree: command, then the frames root first, by name */
+		snprintf(tmp, sizeof(tmp), "%s", r->comm);
+		for (char *c = tmp; *c; c++)
+			if (*c == ' ' || *c == ';')
+				*c = *c == ' ' ? '_' : ':';
+		names[m++] = session_intern(&p->s, tmp, strlen(tmp))->id;
+		for (u32 j = 0; j < n; j++)
+			names[m++] = frame_folded_id(p, r->frames[n - 1 - j]);
+		tree_add(p, p->folded_root, names, m, false, r->period, r->count);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static struct dso **unresolved_sorted(struct profile *p, u32 *nr)
+{
+	struct dso *dso, **v;
+	u32 n = 0;
+
+	for (dso = p->s.dsos.first; dso; dso = dso->next)
+		n += dso->unresolved ? 1 : 0;
+	v = xmalloc((n ? n : 1) * sizeof(*v));
+	n = 0;
+	for (dso = p->s.dsos.first; dso; dso = dso->next)
+		if (dso->unresolved)
+			v[n++] = dso;
+	/* most samples first (an insertion sort: there are few) */
+	for (u32 i = 1; i < n; i++) {
+		struct dso *x = v[i];
+		u32 j;
+
+		for (j = i; j > 0 && v[j - 1]->unresolved < x->unresolved; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	*nr = n;
+	return v;
+}
+
+struct dso **profile_unresolved_dsos(struct profile *p, u32 *nr)
+{
+	return unresolved_sorted(p, nr);
+}
+
+#define UNRESOLVED_SHOWN 4
+
+char *profile_unresolved_line(struct profile *p, bool header)
+{
+	struct dso **v;
+	u32 nr, bins;
+	size_t len, cap = 512;
+	char *out;
+
+	if (!p->unresolved)
+		return NULL;
+	v = unresolved_sorted(p, &nr);
+	bins = nr + (p->unresolved_nomap ? 1 : 0);
+	out = xmalloc(cap);
+	/* the header's line must not start with a number of samples: that line is the total */
+	len = (size_t)snprintf(out, cap,
+			       header ? "Could not resolve %" PRIu64 " samples in %u binar%s:"
+				      : "%" PRIu64 " samples in %u binar%s could not be resolved:",
+			       p->unresolved, bins, bins == 1 ? "y" : "ies");
+	for (u32 i = 0; i < nr && i < UNRESOLVED_SHOWN; i++) {
+		char item[4400];
+		int n = snprintf(item, sizeof(item), "%s %s (%s, %" PRIu64 ")", i ? "," : "",
+				 v[i]->name, dso_why_unresolved(v[i]), v[i]->unresolved);
+
+		if (n < 0)
+			continue;
+		if (len + (size_t)n + 64 > cap) {
+			cap = (len + (size_t)n + 64) * 2;
+			out = xrealloc(out, cap);
+		}
+		memcpy(out + len, item, (size_t)n + 1);
+		len += (size_t)n;
+	}
+	if (p->unresolved_nomap)
+		len += (size_t)snprintf(out + len, cap - len, "%s no map (%" PRIu64 ")",
+					nr ? "," : "", p->unresolved_nomap);
+	if (nr > UNRESOLVED_SHOWN)
+		snprintf(out + len, cap - len, " and %u more (--json lists them all)",
+			 nr - UNRESOLVED_SHOWN);
+	free(v);
+	return out;
+}
+
+int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
+{
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->o = o;
+	session_init(&p->s, rep, add_sample, p);
+	/* pipe mode tells its events as it goes: whether they have chains is known then */
+	p->want_folded = o->folded || o->flamegraph;
+	p->want_chains = p->want_folded || o->chain_mode != CHAIN_NONE;
+	buckets_grow(p);
+	ret = session_process(&p->s);
+	if (ret)
+		return ret;
+	debug(2,
+	      "%" PRIu64 " samples, %" PRIu64 " with their thread's previous chain, %u distinct "
+	      "chains (%zu bytes), %u frames, %" PRIu64 " addresses resolved, %" PRIu64
+	      " the slow way",
+	      p->s.nr_samples, p->memo_hits, p->nr_chains, p->arena_len * 8, p->s.nr_frames,
+	      p->resolves, p->s.fcache_misses);
+	p->by_gid = xcalloc(p->next_gid ? p->next_gid : 1, sizeof(*p->by_gid));
+	for (u32 i = 0; i < p->nr_ev; i++)
+		for (u32 j = 0; j < p->ev[i].nr; j++)
+			p->by_gid[p->ev[i].v[j].gid] = &p->ev[i].v[j];
+	return 0;
+}
+
+void profile_free(struct profile *p)
+{
+	for (u32 i = 0; i < p->nr_ev; i++) {
+		free(p->ev[i].v);
+		free(p->ev[i].table);
+		free(p->ev[i].sorted);
+	}
+	free(p->ev);
+	free(p->arena);
+	free(p->buckets);
+	free(p->scratch);
+	free(p->nodes);
+	free(p->node_table);
+	free(p->frame_dso);
+	free(p->frame_name);
+	free(p->by_gid);
+	session_exit(&p->s);
+}

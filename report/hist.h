@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The profile of prec report: samples added up per event into rows ("hist entries") by the sort
+ * keys, with their call chains, as perf report builds its histograms (--no-children), and the
+ * views that print them: the table (text and JSON, report/top.c), folded stacks and the flame
+ * graph (report/flame.c).
+ *
+ * Call chains are where the time goes on big files, so a sample's chain is turned into frame
+ * numbers (session_resolve(), cached) and counted in a hash table keyed by (row, command, frames):
+ * most samples repeat a chain seen before. The trees the views print are built from the distinct
+ * chains only, after the file has been read.
+ */
+#ifndef PREC_REPORT_HIST_H
+#define PREC_REPORT_HIST_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report/session.h"
+#include "util/cpumap.h"
+
+enum sort_key {
+	SORT_COMM,
+	SORT_PID, /* perf's "pid": the thread, shown as tid:comm */
+	SORT_TID,
+	SORT_DSO,
+	SORT_SYM,
+	SORT_CPU,
+};
+
+#define SORT_MAX 8
+
+enum chain_mode {
+	CHAIN_NONE,
+	CHAIN_GRAPH,   /* percentages of the event's total (perf's graph) */
+	CHAIN_FRACTAL, /* percentages of the parent (perf's fractal) */
+	CHAIN_FLAT,
+};
+
+struct report_opts {
+	const char *input;
+	enum sort_key keys[SORT_MAX];
+	u32 nr_keys;
+	bool sort_given; /* --sort was given (perf hides a chain's first entry for sym...) */
+	char **comms;	 /* --comm */
+	u32 nr_comms;
+	int *pids, *tids; /* --pid, --tid */
+	u32 nr_pids, nr_tids;
+	struct cpu_map cpus; /* --cpu */
+	bool cpu_filter;
+	enum chain_mode chain_mode;
+	bool chain_mode_given; /* -g given (none included) */
+	bool caller;	       /* -g caller: root first */
+	double chain_min;      /* percent, 0.5 by default */
+	double percent_limit;  /* --percent-limit */
+	bool json;
+	bool folded;
+	const char *flamegraph; /* --flamegraph FILE */
+};
+
+/* A row. */
+struct hist_entry {
+	/* the key: what the sort keys compare (fields of keys not in use are zero) */
+	const char *comm;	/* interned */
+	const char *dso_name;	/* interned short name; NULL without a map */
+	u64 sym_start, sym_end; /* a symbol, by its address range in its binary, as perf compares */
+	bool resolved;
+	u64 rel; /* unresolved: the map-relative address */
+	int tid, cpu;
+	char level;
+	u32 hash;
+	/* what it shows */
+	u32 frame;	       /* the frame of its first sample */
+	struct thread *thread; /* the thread of its first sample */
+	u64 period, samples;
+	u32 chain_root; /* the root of its call-chain tree; 0 for none */
+	u32 gid;	/* a number unique across events */
+	int attr;	/* its event */
+};
+
+struct hist_bucket {
+	u32 hash, idx; /* idx UINT32_MAX: empty */
+};
+
+struct hists {
+	struct hist_entry *v;
+	u32 nr, cap;
+	struct hist_bucket *table;
+	u32 mask;
+	u64 total_period, nr_samples;
+	u64 nr_filtered; /* samples counted in the totals but left out by --comm, --pid, --tid */
+	u32 *sorted;	 /* the entries in output order, after hists_finish() */
+};
+
+/* A node of a call-chain tree (per row) or of the folded-stack tree (all samples). */
+struct cnode {
+	u32 key; /* a frame number, or in the folded tree a name number */
+	u32 parent, first_child, next_sibling;
+	u64 hit;	       /* period of the chains that end here */
+	u64 cumul;	       /* period of the chains through here (ending here too) */
+	u64 count_self, count; /* the same in samples */
+};
+
+/*
+ * A distinct chain: its counts, then what identifies it (row, command, frames). They follow each
+ * other in one arena, each padded to 8 bytes, found through a table of (hash, offset) buckets.
+ */
+struct chain_rec {
+	u64 count, period;
+	const char *comm;
+	u32 gid;
+	u32 n; /* frames that follow; the top bit: no callchain, the sample's own frame */
+	u32 frames[];
+};
+
+struct chain_bucket {
+	u32 hash;
+	u32 off; /* in 8-byte words into the arena; UINT32_MAX: empty */
+};
+
+struct profile {
+	struct session s;
+	struct report_opts *o;
+	struct hists *ev;
+	u32 nr_ev;
+	u32 next_gid;
+	bool want_chains; /* collect chains: graph, folded or flame graph */
+	bool want_folded; /* folded stacks or a flame graph: samples without chains too */
+	/* distinct chains */
+	u64 *arena;
+	size_t arena_len, arena_cap; /* in 8-byte words */
+	struct chain_bucket *buckets;
+	u32 bucket_mask, nr_chains;
+	u64 memo_hits; /* samples whose chain was their thread's previous one (-vv) */
+	u64 resolves;  /* chain addresses resolved (not taken from the memo) */
+	u32 *scratch;  /* chain_frames()'s per-entry frames and modes */
+	u32 scratch_cap;
+	/* the trees */
+	struct cnode *nodes;
+	u32 nr_nodes, cap_nodes;
+	u32 *node_table, node_mask;
+	u32 folded_root;
+	/* per frame: the interned short name of its dso, and its folded name */
+	const char **frame_dso;
+	u32 *frame_name;
+	u32 frame_cache_len;
+	/* what could not be resolved: samples whose ip has no symbol, and those with no map */
+	u64 unresolved, unresolved_nomap;
+	u64 filtered; /* samples that a --comm, --pid or --tid filter left out */
+	u64 samples_shown;
+	struct hist_entry **by_gid;
+};
+
+/**
+ * profile_run - read the file of rep and build the profile with the options o.
+ *
+ * Return: 0, or -1 after printing an error.
+ */
+int profile_run(struct profile *p, struct report *rep, struct report_opts *o);
+/* Free the profile and its session. */
+void profile_free(struct profile *p);
+
+/**
+ * profile_chains_build - make the call-chain trees of every row (callee or caller order) and
+ * the folded tree, from the distinct chains.
+ */
+void profile_chains_build(struct profile *p);
+
+/* The smallest period a call graph of event hs shows (perf's min_callchain_hits). */
+static inline u64 hists_min_chain_hit(const struct hists *hs, double min_pct)
+{
+	return (u64)((double)hs->total_period * min_pct / 100.0);
+}
+
+/* The text shown for frame f in a call chain (perf's callchain_list__sym_name()). */
+const char *frame_chain_name(struct profile *p, u32 f, char *buf, size_t len);
+/* The name of a frame in folded stacks: its symbol, else [dso] or [unknown]. */
+const char *frame_folded_name(struct profile *p, u32 f);
+/* The interned short dso name of frame f (NULL without a map). */
+const char *frame_dso_name(struct profile *p, u32 f);
+
+/*
+ * The views: view_table() prints perf's table (report/top.c), view_json() the same as JSON,
+ * view_folded() the folded stacks and view_flamegraph() writes the SVG (report/flame.c).
+ * Each returns 0, or -1 after printing an error.
+ */
+int view_table(struct profile *p, FILE *out);
+int view_json(struct profile *p, FILE *out);
+int view_folded(struct profile *p, FILE *out);
+int view_flamegraph(struct profile *p, const char *path);
+
+/* The summary of what could not be resolved, one line (malloc'ed); NULL when all was. */
+char *profile_unresolved_line(struct profile *p, bool header);
+/* The dsos with unresolved samples, most first (malloc'ed array of *nr). */
+struct dso **profile_unresolved_dsos(struct profile *p, u32 *nr);
+
+#endif

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The state of a recorded machine while prec report replays a perf.data file, as perf's
+ * session, machine and thread code keeps it: threads from COMM, FORK and EXIT; per process the
+ * maps of MMAP and MMAP2 (a fork copies the parent's, a thread shares its leader's); the kernel
+ * map and the modules, from the kernel MMAP and /proc/kallsyms and /proc/modules at report time;
+ * and the records in time order, as perf's ordered-events queue delivers them: every record with
+ * a timestamp waits in the queue, and at each FINISHED_ROUND the records up to the largest
+ * timestamp seen before the previous FINISHED_ROUND go out, sorted by time (records of equal time
+ * in file order).
+ *
+ * Addresses resolve to "frames": a binary and a symbol in it, or a binary and an address when no
+ * symbol holds it. Each frame gets a small number, and a cache keyed by (address space, address)
+ * makes resolving an address that was seen before a single lookup: this is the hot path.
+ */
+#ifndef PREC_REPORT_SESSION_H
+#define PREC_REPORT_SESSION_H
+
+#include <stdbool.h>
+
+#include "format/perf-data.h"
+#include "report/report.h"
+#include "report/symbols.h"
+
+struct map {
+	u64 start, end, pgoff;
+	struct dso *dso;
+	bool identity; /* the map-relative address is the address itself (kernel, anon, [heap]) */
+};
+
+struct maps {
+	struct map *v; /* sorted by start, not overlapping */
+	u32 nr, cap;
+	u32 refs;
+	u32 gen;  /* changes whenever the maps do: the address cache keys on it */
+	u32 last; /* the map the previous lookup found */
+};
+
+struct thread {
+	struct thread *hnext;
+	struct thread *next; /* every thread, in creation order */
+	int pid, tid;
+	const char *comm; /* interned: equal names, equal pointers */
+	bool comm_set;	  /* a COMM (or the parent's at FORK) named it; else ":tid" */
+	struct maps *maps;
+	void *memo; /* the view's memory of this thread's previous sample */
+	void (*memo_free)(void *memo);
+};
+
+/* One resolved address. */
+struct frame {
+	struct dso *dso;       /* NULL: no map holds the address */
+	const struct sym *sym; /* NULL: unresolved */
+	u64 ip;		       /* the address (perf's callchains show it unresolved) */
+	u64 rel;	       /* map-relative (what perf's table shows when unresolved) */
+	char level;	       /* '.' user, 'k' kernel, 'H' hypervisor */
+};
+
+struct frame_bucket {
+	u32 hash, id; /* id 0: empty */
+};
+
+/* A sample, as the session hands it to the view. */
+struct psample {
+	u64 time, ip, period;
+	int pid, tid;
+	int cpu; /* -1 without PERF_SAMPLE_CPU */
+	int attr;
+	u16 cpumode;
+	u32 nr_chain;	     /* 0 without PERF_SAMPLE_CALLCHAIN */
+	bool chain_recorded; /* its event has PERF_SAMPLE_CALLCHAIN */
+	const u64 *chain;
+};
+
+struct session;
+typedef void (*sample_fn)(struct session *s, struct thread *t, const struct psample *smp,
+			  void *arg);
+
+/* Interned strings: one copy of each, with a small number. */
+struct interned {
+	const char *str;
+	u32 len, id, hash;
+	struct interned *hnext;
+};
+
+struct session {
+	struct report *rep;
+	struct pd_reader *r;
+	struct dsos dsos;
+
+	/* threads by tid */
+	struct thread **threads;
+	u32 threads_mask, nr_threads;
+	struct thread *all_threads, *last_thread_added, *last_thread;
+
+	/* strings (comms, dso names) */
+	struct interned **strs;
+	u32 strs_mask, nr_strs;
+	struct interned **str_by_id;
+
+	/* the kernel */
+	struct maps *kmaps;
+	struct dso *kernel;
+	bool kernel_map_set; /* by the file's kernel MMAP */
+	bool kernel_loaded;
+	u64 kernel_reloc;
+
+	/* frames and the address cache */
+	struct frame *frames;
+	u32 nr_frames, cap_frames;
+	struct frame_bucket *frame_table;
+	u32 frame_mask;
+	struct fcache_entry *fcache;
+
+	/* the ordered-events queue */
+	struct queue *q;
+
+	sample_fn sample;
+	void *sample_arg;
+
+	/* what was seen */
+	u64 nr_samples, unknown_id, lost_samples, lost_events;
+	u64 nr_unordered;  /* records that came after a flush that should have covered them */
+	u64 fcache_misses; /* addresses resolved the slow way (-vv prints it) */
+};
+
+/**
+ * session_init - set up the state for the open file of rep.
+ * @fn: called for every sample, in time order, with the thread it belongs to
+ */
+void session_init(struct session *s, struct report *rep, sample_fn fn, void *arg);
+/* Free everything the session holds (the reader stays open). */
+void session_exit(struct session *s);
+
+/**
+ * session_process - read every record, queue and deliver them in time order.
+ *
+ * Return: 0, or -1 after printing the reader's error.
+ */
+int session_process(struct session *s);
+
+/**
+ * session_resolve - the frame of address ip of thread t in cpumode.
+ *
+ * Return: the frame's number (1 and up).
+ */
+u32 session_resolve(struct session *s, struct thread *t, u16 cpumode, u64 ip);
+
+static inline const struct frame *session_frame(const struct session *s, u32 id)
+{
+	return &s->frames[id];
+}
+
+/**
+ * session_intern - the one copy of string str (len bytes).
+ */
+const struct interned *session_intern(struct session *s, const char *str, size_t len);
+
+static inline const struct interned *session_str(const struct session *s, u32 id)
+{
+	return s->str_by_id[id];
+}
+
+#endif

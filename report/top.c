@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The table of prec report, as `perf report --stdio --no-children` prints it (perf 6.1,
+ * ui/stdio/hist.c and util/sort.c): per event a header ("# Samples: 2K of event 'cpu-clock'",
+ * the event count), the column titles padded to the widest value, one row per entry sorted by
+ * period (ties by the sort keys), and under each row its call graph when the file has call
+ * chains; and the same table as JSON.
+ *
+ * Column widths follow perf: at least the title; comm the longest command (of each row's first
+ * thread, by its last name, as thread__comm_len() caches it), pid that plus 8, dso the longest
+ * short name (16 at least when a row is unresolved), sym the longest name plus 4 ("[.] "), or 22
+ * for an unresolved address. Columns pad themselves except the symbol, which pads only when it is
+ * not the last. A --comm filter with one name hides the command column and says so in the
+ * header, as perf's sort__setup_elide() does.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/hist.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+#define MAX_PATH_DEPTH 256
+
+struct columns {
+	u32 width[SORT_MAX];
+	bool elide[SORT_MAX];
+};
+
+static const char *const key_titles[] = {
+    [SORT_COMM] = "Command",	  [SORT_PID] = "    Pid:Command", [SORT_TID] = "    Tid",
+    [SORT_DSO] = "Shared Object", [SORT_SYM] = "Symbol",	  [SORT_CPU] = "CPU",
+};
+
+static const char *const key_names[] = {
+    [SORT_COMM] = "comm", [SORT_PID] = "pid", [SORT_TID] = "tid",
+    [SORT_DSO] = "dso",	  [SORT_SYM] = "sym", [SORT_CPU] = "cpu",
+};
+
+/* ---------------------------------------------------------------------------------------- */
+/* Order */
+
+static struct profile *sort_profile;
+static const struct report_opts *sort_opts;
+
+/* perf's cmp_null(): what has no value sorts after what has one. */
+static int cmp_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a ? -1 : b ? 1 : 0;
+	return strcmp(a, b);
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+	const struct hist_entry *a = sort_profile->by_gid[*(const u32 *)pa];
+	const struct hist_entry *b = sort_profile->by_gid[*(const u32 *)pb];
+	int c;
+
+	if (a->period != b->period)
+		return a->period > b->period ? -1 : 1;
+	for (u32 i = 0; i < sort_opts->nr_keys; i++) {
+		switch (sort_opts->keys[i]) {
+		case SORT_COMM:
+			c = cmp_str(a->comm, b->comm);
+			break;
+		case SORT_PID:
+		case SORT_TID:
+			c = a->tid < b->tid ? -1 : a->tid > b->tid;
+			break;
+		case SORT_DSO:
+			c = cmp_str(a->dso_name, b->dso_name);
+			break;
+		case SORT_SYM:
+			c = cmp_str(
+			    a->resolved ? session_frame(&sort_profile->s, a->frame)->sym->name
+					: NULL,
+			    b->resolved ? session_frame(&sort_profile->s, b->frame)->sym->name
+					: NULL);
+			if (!c && !a->resolved && !b->resolved)
+				c = a->rel < b->rel ? -1 : a->rel > b->rel;
+			break;
+		case SORT_CPU:
+			c = a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
+			break;
+		default:
+			c = 0;
+		}
+		if (c)
+			return c;
+	}
+	return a->gid < b->gid ? -1 : a->gid > b->gid;
+}
+
+/* Sort the entries of every event (by gid, into hs->sorted). */
+static void sort_entries(struct profile *p)
+{
+	sort_profile = p;
+	sort_opts = p->o;
+	for (u32 i = 0; i < p->nr_ev; i++) {
+		struct hists *hs = &p->ev[i];
+
+		free(hs->sorted);
+		hs->sorted = xmalloc((hs->nr ? hs->nr : 1) * sizeof(u32));
+		for (u32 j = 0; j < hs->nr; j++)
+			hs->sorted[j] = hs->v[j].gid;
+		qsort(hs->sorted, hs->nr, sizeof(u32), entry_cmp);
+	}
+}
+
+static double pct(u64 v, u64 total)
+{
+	return total ? 100.0 * (double)v / (double)total : 0.0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Cells */
+
+static void sym_cell(struct profile *p, const struct hist_entry *e, char *buf, size_t len)
+{
+	const struct frame *fr = session_frame(&p->s, e->frame);
+
+	if (fr->sym)
+		snprintf(buf, len, "[%c] %s", fr->level, fr->sym->name);
+	else /* perf's "%-#.*llx" with 16 digits: no 0x for 0, as printf has it */
+		snprintf(buf, len, "[%c] %#.16" PRIx64, fr->level, fr->rel);
+}
+
+static const char *dso_cell(struct profile *p, const struct hist_entry *e)
+{
+	const char *d = frame_dso_name(p, e->frame);
+
+	return d ? d : "[unknown]";
+}
+
+static void compute_widths(struct profile *p, const struct hists *hs, struct columns *c)
+{
+	const struct report_opts *o = p->o;
+	u32 comm = 0, dso = 0, sym = 0;
+	bool unresolved = false;
+
+	for (u32 i = 0; i < hs->nr; i++) {
+		const struct hist_entry *e = &hs->v[i];
+		const struct frame *fr = session_frame(&p->s, e->frame);
+		u32 l = (u32)strlen(e->thread->comm);
+
+		if (l > comm)
+			comm = l;
+		if (fr->sym) {
+			if (fr->sym->namelen + 4 > sym)
+				sym = fr->sym->namelen + 4;
+		} else {
+			unresolved = true;
+			if (22 > sym)
+				sym = 22;
+		}
+		if (fr->dso && fr->dso->short_len > dso)
+			dso = fr->dso->short_len;
+	}
+	if (unresolved && dso < 16)
+		dso = 16;
+	for (u32 k = 0; k < o->nr_keys; k++) {
+		u32 w = 0;
+
+		switch (o->keys[k]) {
+		case SORT_COMM:
+			w = comm;
+			c->elide[k] = o->nr_comms == 1;
+			break;
+		case SORT_PID:
+			w = comm + 8;
+			break;
+		case SORT_TID:
+			w = 7;
+			break;
+		case SORT_DSO:
+			w = dso;
+			break;
+		case SORT_SYM:
+			w = sym;
+			break;
+		case SORT_CPU:
+			w = 3;
+			break;
+		}
+		if (w < strlen(key_titles[o->keys[k]]))
+			w = (u32)strlen(key_titles[o->keys[k]]);
+		c->width[k] = w;
+	}
+}
+
+/* One row, as hist_entry__snprintf() lays it out. */
+static void print_row(struct profile *p, const struct hists *hs, const struct hist_entry *e,
+		      const struct columns *c, FILE *out)
+{
+	const struct report_opts *o = p->o;
+	char buf[4200];
+	int last = -1;
+
+	for (u32 k = 0; k < o->nr_keys; k++)
+		if (!c->elide[k])
+			last = (int)k;
+	fprintf(out, "  %7.2f%%", pct(e->period, hs->total_period));
+	for (u32 k = 0; k < o->nr_keys; k++) {
+		int w = (int)c->width[k];
+
+		if (c->elide[k])
+			continue;
+		fputs("  ", out);
+		switch (o->keys[k]) {
+		case SORT_COMM:
+			fprintf(out, "%-*.*s", w, w, e->comm);
+			break;
+		case SORT_PID:
+			fprintf(out, "%7d:%-*.*s", e->tid, w - 8, w - 8, e->thread->comm);
+			break;
+		case SORT_TID:
+			fprintf(out, "%*d", w, e->tid);
+			break;
+		case SORT_DSO:
+			fprintf(out, "%-*.*s", w, w, dso_cell(p, e));
+			break;
+		case SORT_SYM:
+			sym_cell(p, e, buf, sizeof(buf));
+			if ((int)k == last)
+				fputs(buf, out);
+			else
+				fprintf(out, "%-*s", w, buf);
+			break;
+		case SORT_CPU:
+			fprintf(out, "%*.*d", w, w, e->cpu);
+			break;
+		}
+	}
+	fputc('\n', out);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Call graphs (ui/stdio/hist.c: callchain__fprintf_graph()) */
+
+struct graph {
+	struct profile *p;
+	FILE *out;
+	u64 total; /* the event's total period */
+	u64 min_hit;
+	bool printed;
+};
+
+/* A compressed node starts at trie node x and runs while nodes have no hit and one child. */
+static u32 run_end(const struct profile *p, u32 x)
+{
+	for (;;) {
+		const struct cnode *n = &p->nodes[x];
+
+		if (n->hit || !n->first_child || p->nodes[n->first_child].next_sibling)
+			return x;
+		x = n->first_child;
+	}
+}
+
+static struct profile *child_sort_profile;
+
+static int child_cmp(const void *pa, const void *pb)
+{
+	const struct cnode *a = &child_sort_profile->nodes[*(const u32 *)pa];
+	const struct cnode *b = &child_sort_profile->nodes[*(const u32 *)pb];
+	char ba[64], bb[64];
+
+	if (a->cumul != b->cumul)
+		return a->cumul > b->cumul ? -1 : 1;
+	return strcmp(frame_chain_name(child_sort_profile, a->key, ba, sizeof(ba)),
+		      frame_chain_name(child_sort_profile, b->key, bb, sizeof(bb)));
+}
+
+/* The children of trie node y that are shown, sorted; the caller frees the array. */
+static u32 *children(struct graph *g, u32 y, u64 min_hit, u32 *nr)
+{
+	struct profile *p = g->p;
+	u32 n = 0, cap = 8, *v = xmalloc(cap * sizeof(u32));
+
+	for (u32 c = p->nodes[y].first_child; c; c = p->nodes[c].next_sibling) {
+		if (p->nodes[c].cumul < min_hit)
+			continue;
+		if (n == cap) {
+			cap *= 2;
+			v = xrealloc(v, cap * sizeof(u32));
+		}
+		v[n++] = c;
+	}
+	child_sort_profile = p;
+	qsort(v, n, sizeof(u32), child_cmp);
+	*nr = n;
+	return v;
+}
+
+static void margin(FILE *out, int left)
+{
+	fprintf(out, "            %*s", left, "");
+}
+
+static void value(struct graph *g, u64 hits, u64 total)
+{
+	fprintf(g->out, "%.2f%%", total ? 100.0 * (double)hits / (double)total : 0.0);
+}
+
+static void graph_level(struct graph *g, u32 parent_end, u64 total, int depth, int depth_mask,
+			int left)
+{
+	struct profile *p = g->p;
+	const struct report_opts *o = p->o;
+	u32 nr, *v;
+	int new_mask = depth_mask;
+	u64 remaining = total,
+	    parent_children = p->nodes[parent_end].cumul - p->nodes[parent_end].hit;
+	u64 min_hit = o->chain_mode == CHAIN_FRACTAL
+			  ? (u64)ceil((double)parent_children * o->chain_min / 100.0)
+			  : g->min_hit;
+	char buf[64];
+
+	v = children(g, parent_end, min_hit, &nr);
+	for (u32 i = 0; i < nr; i++) {
+		u32 x = v[i], end = run_end(p, x), k = 0;
+		u64 new_total;
+
+		remaining -= p->nodes[x].cumul;
+		if (i + 1 == nr && (o->chain_mode != CHAIN_FRACTAL || !remaining))
+			new_mask &= ~(1 << (depth - 1));
+		/* the separator line keeps the old mask */
+		margin(g->out, left);
+		for (int d = 0; d < depth; d++)
+			fputs(depth_mask & (1 << d) ? "|          " : "           ", g->out);
+		fputc('\n', g->out);
+		for (u32 n = x;; n = p->nodes[n].first_child, k++) {
+			margin(g->out, left);
+			for (int d = 0; d < depth; d++) {
+				fputc(new_mask & (1 << d) ? '|' : ' ', g->out);
+				if (!k && d == depth - 1) {
+					fputs("--", g->out);
+					value(g, p->nodes[x].cumul, total);
+					fputs("--", g->out);
+				} else {
+					fputs("          ", g->out);
+				}
+			}
+			fprintf(g->out, "%s\n",
+				frame_chain_name(p, p->nodes[n].key, buf, sizeof(buf)));
+			if (n == end)
+				break;
+		}
+		g->printed = true;
+		new_total =
+		    o->chain_mode == CHAIN_FRACTAL ? p->nodes[x].cumul - p->nodes[end].hit : total;
+		graph_level(g, end, new_total, depth + 1, new_mask | (1 << depth), left);
+	}
+	if (o->chain_mode == CHAIN_FRACTAL && remaining && remaining != total) {
+		new_mask &= ~(1 << (depth - 1));
+		margin(g->out, left);
+		for (int d = 0; d < depth; d++) {
+			fputc(new_mask & (1 << d) ? '|' : ' ', g->out);
+			if (d == depth - 1) {
+				fputs("--", g->out);
+				value(g, remaining, total);
+				fputs("--", g->out);
+			} else {
+				fputs("          ", g->out);
+			}
+		}
+		fputs("[...]\n", g->out);
+		g->printed = true;
+	}
+	free(v);
+}
+
+static void print_graph(struct profile *p, const struct hists *hs, const struct hist_entry *e,
+			FILE *out)
+{
+	const struct report_opts *o = p->o;
+	struct graph g = {p, out, hs->total_period, 0, false};
+	u32 root = e->chain_root, nr, *v, top = root;
+	u64 total = hs->total_period;
+	int left = 0;
+	char buf[64];
+
+	if (!root)
+		return;
+	g.min_hit = hists_min_chain_hit(hs, o->chain_min);
+	v = children(&g, root,
+		     o->chain_mode == CHAIN_FRACTAL
+			 ? (u64)ceil((double)p->nodes[root].cumul * o->chain_min / 100.0)
+			 : g.min_hit,
+		     &nr);
+	if (nr == 1 && p->nodes[v[0]].cumul == e->period) {
+		/* one root that holds it all: no percentage, and one column less */
+		u32 x = v[0], end = run_end(p, x), k = 0;
+		bool printed = false;
+
+		for (u32 n = x;; n = p->nodes[n].first_child, k++) {
+			if (!k && o->sort_given && o->keys[0] == SORT_SYM) {
+				/* the first entry is the row's symbol: perf does not repeat it */
+			} else if (!printed) {
+				margin(out, left);
+				fputs("|\n", out);
+				margin(out, left);
+				fputs("---", out);
+				left += 3;
+				printed = true;
+				fprintf(out, "%s\n",
+					frame_chain_name(p, p->nodes[n].key, buf, sizeof(buf)));
+			} else {
+				margin(out, left);
+				fprintf(out, "%s\n",
+					frame_chain_name(p, p->nodes[n].key, buf, sizeof(buf)));
+			}
+			if (n == end)
+				break;
+		}
+		g.printed = printed;
+		top = end;
+	}
+	free(v);
+	if (o->chain_mode == CHAIN_FRACTAL)
+		total = e->period;
+	if (top != root && o->chain_mode == CHAIN_FRACTAL)
+		total = p->nodes[top].cumul - p->nodes[top].hit;
+	graph_level(&g, top, total, 1, 1, left);
+	if (g.printed)
+		fputc('\n', out);
+}
+
+/* perf's flat mode: every distinct chain, callee first, with its share. */
+static void flat_collect(const struct profile *p, u32 x, u64 min_hit, u32 **v, u32 *nr, u32 *cap)
+{
+	for (u32 c = p->nodes[x].first_child; c; c = p->nodes[c].next_sibling) {
+		if (p->nodes[c].hit && p->nodes[c].hit >= min_hit) {
+			if (*nr == *cap) {
+				*cap = *cap ? 2 * *cap : 16;
+				*v = xrealloc(*v, *cap * sizeof(u32));
+			}
+			(*v)[(*nr)++] = c;
+		}
+		flat_collect(p, c, min_hit, v, nr, cap);
+	}
+}
+
+static struct profile *flat_profile;
+
+static int flat_cmp(const void *pa, const void *pb)
+{
+	const struct cnode *a = &flat_profile->nodes[*(const u32 *)pa];
+	const struct cnode *b = &flat_profile->nodes[*(const u32 *)pb];
+
+	if (a->hit != b->hit)
+		return a->hit > b->hit ? -1 : 1;
+	return *(const u32 *)pa < *(const u32 *)pb ? -1 : 1;
+}
+
+static void print_flat(struct profile *p, const struct hists *hs, const struct hist_entry *e,
+		       FILE *out)
+{
+	u32 *v = NULL, nr = 0, cap = 0, path[MAX_PATH_DEPTH];
+	u64 min_hit = hists_min_chain_hit(hs, p->o->chain_min);
+	char buf[64];
+
+	if (!e->chain_root)
+		return;
+	flat_collect(p, e->chain_root, min_hit, &v, &nr, &cap);
+	flat_profile = p;
+	qsort(v, nr, sizeof(u32), flat_cmp);
+	for (u32 i = 0; i < nr; i++) {
+		u32 d = 0;
+
+		fprintf(out, "           %.2f%%\n", pct(p->nodes[v[i]].hit, hs->total_period));
+		for (u32 n = v[i]; n != e->chain_root && d < MAX_PATH_DEPTH; n = p->nodes[n].parent)
+			path[d++] = n;
+		while (d--)
+			fprintf(out, "                %s\n",
+				frame_chain_name(p, p->nodes[path[d]].key, buf, sizeof(buf)));
+		fputc('\n', out);
+	}
+	free(v);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static void unit_number(u64 n, u64 *out, char *unit)
+{
+	*unit = ' ';
+	if (n > 1000) {
+		n /= 1000;
+		*unit = 'K';
+	}
+	if (n > 1000) {
+		n /= 1000;
+		*unit = 'M';
+	}
+	if (n > 1000) {
+		n /= 1000;
+		*unit = 'G';
+	}
+	*out = n;
+}
+
+static bool show_graph(const struct profile *p, u32 attr)
+{
+	const struct perf_event_attr *a = pd_reader_attr(p->s.r, attr);
+
+	return p->o->chain_mode != CHAIN_NONE && a && (a->sample_type & PERF_SAMPLE_CALLCHAIN);
+}
+
+int view_table(struct profile *p, FILE *out)
+{
+	const struct report_opts *o = p->o;
+	char name[256], *unres;
+	bool any = false;
+	u32 nr_events = 0;
+
+	sort_entries(p);
+	if (p->want_chains)
+		profile_chains_build(p);
+	fprintf(out, "# To display the perf.data header info, please use --header-only.\n#\n");
+	for (u32 k = 0; k < o->nr_keys; k++)
+		if (o->keys[k] == SORT_COMM && o->nr_comms == 1)
+			fprintf(out, "# comm: %s\n", o->comms[0]);
+	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", p->s.lost_samples);
+	for (u32 i = 0; i < p->nr_ev; i++)
+		nr_events += p->ev[i].nr_samples ? 1 : 0;
+	/* the exact count, which perf's "# Samples: 2K" rounds */
+	fprintf(out, "# %" PRIu64 " samples in %u event%s\n", p->s.nr_samples, nr_events,
+		nr_events == 1 ? "" : "s");
+	unres = profile_unresolved_line(p, true);
+	if (unres) {
+		fprintf(out, "# %s\n", unres);
+		free(unres);
+	}
+	fputs("#\n", out);
+	for (u32 i = 0; i < p->nr_ev; i++) {
+		const struct hists *hs = &p->ev[i];
+		struct columns c;
+		u64 n;
+		char unit;
+		bool graph = show_graph(p, i);
+
+		if (!hs->nr_samples)
+			continue;
+		any = true;
+		memset(&c, 0, sizeof(c));
+		compute_widths(p, hs, &c);
+		unit_number(hs->nr_samples, &n, &unit);
+		fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", n, unit,
+			report_event_name(p->s.r, i, name, sizeof(name)));
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", hs->total_period);
+		fputs("# Overhead", out);
+		for (u32 k = 0; k < o->nr_keys; k++)
+			if (!c.elide[k])
+				fprintf(out, "  %-*s", (int)c.width[k], key_titles[o->keys[k]]);
+		fputs("\n# ........", out);
+		for (u32 k = 0; k < o->nr_keys; k++) {
+			if (c.elide[k])
+				continue;
+			fputs("  ", out);
+			for (u32 j = 0; j < c.width[k]; j++)
+				fputc('.', out);
+		}
+		fputs("\n#\n", out);
+		for (u32 j = 0; j < hs->nr; j++) {
+			const struct hist_entry *e = p->by_gid[hs->sorted[j]];
+
+			if (pct(e->period, hs->total_period) < o->percent_limit)
+				continue;
+			print_row(p, hs, e, &c, out);
+			if (graph && o->chain_mode == CHAIN_FLAT)
+				print_flat(p, hs, e, out);
+			else if (graph)
+				print_graph(p, hs, e, out);
+		}
+		fputs("\n\n", out);
+	}
+	if (!any)
+		fprintf(out, "# The file has no samples%s.\n",
+			p->filtered || o->cpu_filter ? " that pass the filters" : "");
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* JSON */
+
+static void json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+int view_json(struct profile *p, FILE *out)
+{
+	const struct report_opts *o = p->o;
+	char name[256], buf[4200];
+	bool first_ev = true;
+	struct dso **dsos;
+	bool first;
+	u32 nr;
+
+	sort_entries(p);
+	fputs("{\n  \"file\": ", out);
+	json_str(out, o->input);
+	fprintf(out, ",\n  \"lost_samples\": %" PRIu64 ",\n  \"sort\": [", p->s.lost_samples);
+	for (u32 k = 0; k < o->nr_keys; k++)
+		fprintf(out, "%s\"%s\"", k ? ", " : "", key_names[o->keys[k]]);
+	fprintf(out, "],\n  \"percent_limit\": %g,\n  \"events\": [", o->percent_limit);
+	for (u32 i = 0; i < p->nr_ev; i++) {
+		const struct hists *hs = &p->ev[i];
+		bool first_row = true;
+
+		if (!hs->nr_samples)
+			continue;
+		fprintf(out, "%s\n    {\n      \"event\": ", first_ev ? "" : ",");
+		first_ev = false;
+		json_str(out, report_event_name(p->s.r, i, name, sizeof(name)));
+		fprintf(out,
+			",\n      \"samples\": %" PRIu64 ",\n      \"period\": %" PRIu64
+			",\n      \"filtered\": %" PRIu64 ",\n      \"rows\": [",
+			hs->nr_samples, hs->total_period, hs->nr_filtered);
+		for (u32 j = 0; j < hs->nr; j++) {
+			const struct hist_entry *e = p->by_gid[hs->sorted[j]];
+			const struct frame *fr = session_frame(&p->s, e->frame);
+			double v = pct(e->period, hs->total_period);
+
+			if (v < o->percent_limit)
+				continue;
+			fprintf(out,
+				"%s\n        {\"overhead\": %.6f, \"samples\": %" PRIu64
+				", \"period\": %" PRIu64,
+				first_row ? "" : ",", v, e->samples, e->period);
+			first_row = false;
+			for (u32 k = 0; k < o->nr_keys; k++) {
+				switch (o->keys[k]) {
+				case SORT_COMM:
+					fputs(", \"comm\": ", out);
+					json_str(out, e->comm);
+					break;
+				case SORT_PID:
+					fprintf(out, ", \"pid\": %d, \"pid_comm\": ", e->tid);
+					json_str(out, e->thread->comm);
+					break;
+				case SORT_TID:
+					fprintf(out, ", \"tid\": %d", e->tid);
+					break;
+				case SORT_DSO:
+					fputs(", \"dso\": ", out);
+					json_str(out, dso_cell(p, e));
+					break;
+				case SORT_SYM:
+					if (fr->sym) {
+						fputs(", \"sym\": ", out);
+						json_str(out, fr->sym->name);
+					} else {
+						snprintf(buf, sizeof(buf), "%#.16" PRIx64, fr->rel);
+						fprintf(out, ", \"sym\": \"%s\"", buf);
+					}
+					fprintf(out, ", \"level\": \"%c\", \"resolved\": %s",
+						fr->level, fr->sym ? "true" : "false");
+					break;
+				case SORT_CPU:
+					fprintf(out, ", \"cpu\": %d", e->cpu);
+					break;
+				}
+			}
+			fputc('}', out);
+		}
+		fprintf(out, "%s]\n    }", first_row ? "" : "\n      ");
+	}
+	fprintf(out, "%s],\n  \"unresolved\": {\"samples\": %" PRIu64 ", \"binaries\": [",
+		first_ev ? "" : "\n  ", p->unresolved);
+	first = true;
+	dsos = profile_unresolved_dsos(p, &nr);
+	for (u32 i = 0; i < nr; i++) {
+		fprintf(out, "%s{\"path\": ", first ? "" : ", ");
+		json_str(out, dsos[i]->name);
+		fprintf(out, ", \"reason\": \"%s\", \"samples\": %" PRIu64 "}",
+			dso_why_unresolved(dsos[i]), dsos[i]->unresolved);
+		first = false;
+	}
+	free(dsos);
+	if (p->unresolved_nomap)
+		fprintf(out, "%s{\"path\": null, \"reason\": \"no map\", \"samples\": %" PRIu64 "}",
+			first ? "" : ", ", p->unresolved_nomap);
+	fputs("]}\n}\n", out);
+	return 0;
+}

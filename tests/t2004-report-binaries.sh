@@ -1,0 +1,79 @@
+#!/bin/bash
+# t2004: binaries that cannot give symbols still give a report. A binary removed after the
+# recording, a stripped one, and one replaced by another file (its build-id differs) keep their
+# rows, with their addresses shown as perf shows them, the same table as perf's, and the header
+# (and --json) count the samples that could not be resolved, per binary and why. A build-id
+# mismatch is said once. The build-id caches are kept out of it (HOME is the test's directory).
+# shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
+. "$(dirname "$0")/lib.sh"
+. "$PREC_SRC/tests/t2000-report-lib.sh"
+
+require root perf python
+[ -x "$W" ] || skip_all "the hot3 workload is not built"
+command -v strip >/dev/null || skip_all "no strip"
+mkdir -p home
+export HOME=$T/home
+
+# unresolved_of DSO: the unresolved samples --json gives for binary DSO, and its reason
+unresolved_of() {
+	"$PYTHON" -c '
+import json, sys
+d = json.load(open("prec.json"))
+for b in d["unresolved"]["binaries"]:
+    if b["path"] == sys.argv[1]:
+        print(b["samples"], b["reason"])' "$1"
+}
+
+# samples_in DSO: the samples of the rows of binary DSO (its basename), from --json --sort dso
+samples_in() {
+	"$PREC" report -q -i "$2" --json --sort dso -g none >dso.json &&
+		"$PYTHON" -c '
+import json, sys
+d = json.load(open("dso.json"))
+print(sum(r["samples"] for e in d["events"] for r in e["rows"] if r["dso"] == sys.argv[1]))' "$1"
+}
+
+# check NAME BIN REASON: the rows, the header line and --json for NAME.data whose binary BIN
+# gives no symbols for REASON
+check() {
+	local name=$1 bin=$2 reason=$3
+	test_expect "$name: a report, with perf's table" "same_table $name.data -g none"
+	test_expect "$name: the rows of $(basename "$bin") are addresses, as perf shows them" '
+		b=$(basename '"$bin"') &&
+		sed -n "/^# Overhead/,\$p" prec.out | grep "%  *$b *$b " >rows &&
+		[ -s rows ] && ! grep -v "\[\.\] 0x[0-9a-f]\{16\}$" rows'
+	test_expect "$name: the header counts them, naming the binary and why" '
+		n=$(samples_in $(basename '"$bin"') '"$name"'.data) && [ "$n" -gt 0 ] &&
+		grep "^# Could not resolve [0-9]* samples in [0-9]* binar" prec.out >line &&
+		grep -qF "'"$bin"' ('"$reason"'" line && grep -qF ", $n)" line'
+	test_expect "$name: --json lists it with its reason" '
+		prec_ok prec.json '"$name"'.data --json &&
+		n=$(samples_in $(basename '"$bin"') '"$name"'.data) &&
+		unresolved_of '"$bin"' >u && grep -q "^$n '"$reason"'" u'
+	test_expect "$name: --folded names its frames [$(basename "$bin")]" '
+		"$PREC" report -q -i '"$name"'.data --folded >f.out &&
+		b=$(basename '"$bin"') && grep -q "^$b;\[$b\] [0-9]" f.out'
+}
+
+test_expect "prec records a copy of hot3, which is then removed" '
+	cp "$W" app && rec_prec missing -- ./app 0.2 && rm app'
+check missing "$T/app" missing
+
+test_expect "prec records a stripped hot3" '
+	strip -o stripped "$W" && rec_prec stripped -- ./stripped 0.2'
+check stripped "$T/stripped" stripped
+
+test_expect "prec records a copy of hot3, which is then replaced by another file" '
+	cp "$W" replaced && rec_prec mismatch -- ./replaced 0.2 &&
+	cp "$(type -P true)" replaced'
+test_expect "mismatch: prec says so once" '
+	"$PREC" report -i mismatch.data >out 2>err &&
+	[ "$(grep -c "replaced: the file on disk is not the binary that was recorded" err)" = 1 ] &&
+	[ "$(wc -l <err)" = 1 ]'
+check mismatch "$T/replaced" "build-id mismatch"
+
+test_expect "perf records hot3 (build-ids, no cache): everything resolves" '
+	rec_perf resolved -N -- "$W" 0.2 && prec_ok prec.out resolved.data -g none &&
+	grep -q "hot_a" prec.out && ! grep -q "hot3 *hot3 *\[\.\] 0x" prec.out'
+
+done_testing
