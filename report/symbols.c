@@ -3,12 +3,12 @@
  * Binaries and their symbols for prec report (see symbols.h).
  *
  * Which symbols perf 6.1 keeps, and how it picks among them, is what the output has to match:
- * from ELF files the named, defined functions, objects and text labels (dso__load_sym()), though
- * no address resolves to an object; at one
- * address the best of several by choose_best_symbol()'s rules (a sized one, a non-weak one, a
- * global one, fewer leading underscores, the longer name, else the first); a symbol without a
- * size ends where the next begins (symbols__fixup_end()). From kallsyms the T, W, D and B symbols
- * of either case (symbol_type__filter()).
+ * from ELF files the named, defined functions, objects and text labels (dso__load_sym()), each
+ * at its file offset (its address less the load bias of its segment); at one address the best
+ * of several by choose_best_symbol()'s rules (a sized one, a non-weak one, a global one, fewer
+ * leading underscores, the longer name, else the first); a symbol without a size ends where the
+ * next begins (symbols__fixup_end()). From kallsyms the T, W, D and B symbols of either case
+ * (symbol_type__filter()).
  */
 #include "config.h"
 
@@ -421,7 +421,6 @@ void dso_add_sym(struct dso *dso, u64 start, u64 end, const char *name, size_t n
 	s->namelen = (u32)namelen;
 	s->frame = 0;
 	s->binding = binding;
-	s->object = false;
 }
 
 /* A stable merge sort by start: among symbols at one address, the first added comes first. */
@@ -535,8 +534,7 @@ const struct sym *dso_find_sym(struct dsos *d, struct dso *dso, u64 addr)
 			hi = mid;
 	}
 	s = &dso->syms[lo];
-	/* data objects bound the functions around them, but perf 6.1 resolves no address to one */
-	if ((addr < s->end || addr == s->start) && !s->object)
+	if (addr < s->end || addr == s->start)
 		return s;
 	return NULL;
 }
@@ -779,7 +777,6 @@ static u32 load_elf_syms(struct dso *dso, struct elf_file *f, u32 type)
 			start = vaddr_to_offset(dso, s.st_value);
 			dso_add_sym(dso, start, start + s.st_size, name, strlen(name),
 				    GELF_ST_BIND(s.st_info));
-			dso->syms[dso->nr_syms - 1].object = st == STT_OBJECT;
 		}
 		break;
 	}

@@ -31,7 +31,6 @@ struct sym {
 	u32 namelen;
 	u32 frame;  /* the session's frame for it, once there is one (0 until then) */
 	u8 binding; /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
-	bool object; /* a data object: it bounds its neighbours but is never the answer */
 };
 
 enum dso_kind {
