@@ -453,6 +453,20 @@ int pd_encode_finished_init(struct pd_buf *out)
 	return enc_end(out, enc_begin(out, PD_RECORD_FINISHED_INIT, 0));
 }
 
+/* A record that is a u64 count followed by that many fixed-size entries, copied as they are. */
+static int enc_counted(struct pd_buf *out, u32 type, u64 nr, const void *entries, size_t size)
+{
+	size_t start;
+
+	if (too_big(nr, size))
+		return -E2BIG;
+	start = enc_begin(out, type, 0);
+	pd_buf_u64(out, nr);
+	if (nr)
+		pd_buf_append(out, entries, nr * size);
+	return enc_end(out, start);
+}
+
 /**
  * pd_encode_thread_map - append a THREAD_MAP record; comms longer than 15 bytes are cut.
  *
@@ -507,15 +521,7 @@ int pd_encode_cpu_map(struct pd_buf *out, u32 nr, const int *cpus)
  */
 int pd_encode_stat_config(struct pd_buf *out, u64 nr, const struct pd_stat_config_entry *entries)
 {
-	size_t start;
-
-	if (too_big(nr, sizeof(*entries)))
-		return -E2BIG;
-	start = enc_begin(out, PD_RECORD_STAT_CONFIG, 0);
-	pd_buf_u64(out, nr);
-	if (nr)
-		pd_buf_append(out, entries, nr * sizeof(*entries));
-	return enc_end(out, start);
+	return enc_counted(out, PD_RECORD_STAT_CONFIG, nr, entries, sizeof(*entries));
 }
 
 /**
@@ -613,13 +619,5 @@ int pd_encode_time_conv(struct pd_buf *out, const struct pd_time_conv_body *body
  */
 int pd_encode_id_index(struct pd_buf *out, u64 nr, const struct pd_id_index_entry *entries)
 {
-	size_t start;
-
-	if (too_big(nr, sizeof(*entries)))
-		return -E2BIG;
-	start = enc_begin(out, PD_RECORD_ID_INDEX, 0);
-	pd_buf_u64(out, nr);
-	if (nr)
-		pd_buf_append(out, entries, nr * sizeof(*entries));
-	return enc_end(out, start);
+	return enc_counted(out, PD_RECORD_ID_INDEX, nr, entries, sizeof(*entries));
 }
