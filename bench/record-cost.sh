@@ -3,7 +3,7 @@
 # event and rate (cpu-clock), side by side in one run, in alternating order.
 #
 #   bench/record-cost.sh [-b BUILD_DIR] [-n RUNS] [-s SECONDS] [-F FREQ] [-L LOST_SECONDS]
-#                        [-l LOST_RUNS]
+#                        [-l LOST_RUNS] [-x FIGURES]
 #
 # Figures (medians over RUNS runs of each recorder, defaults: 5 runs, 1 s, 20000 Hz):
 #   fixed cost        the recorder's CPU time (user + sys) for a workload that does nothing
@@ -18,6 +18,9 @@
 #                     LOST_SECONDS (default 3 x 10 s) with every CPU busy and the default ring
 #                     buffer (LOST_SAMPLES, from perf report --stats)
 #
+#   -x FIGURES        only these, a comma list of: fixed, plain, g, ag, z, lost (default: all),
+#                     e.g. -x g to compare the -g cost alone in a couple of minutes
+#
 # The recorder's CPU time excludes the workload's: the workload runs under a small wrapper that
 # reports its own rusage and that of what it ran; the recorder's is what wait4() gives for the
 # recorder's whole tree minus that. Run as root, on a machine as quiet as you can get: the lost
@@ -31,7 +34,8 @@ secs=1
 freq=20000
 lost_secs=10
 lost_runs=3
-while getopts "b:n:s:F:L:l:h" o; do
+only=fixed,plain,g,ag,z,lost
+while getopts "b:n:s:F:L:l:x:h" o; do
 	case $o in
 	b) build=$(cd "$OPTARG" && pwd) ;;
 	n) runs=$OPTARG ;;
@@ -39,7 +43,8 @@ while getopts "b:n:s:F:L:l:h" o; do
 	F) freq=$OPTARG ;;
 	L) lost_secs=$OPTARG ;;
 	l) lost_runs=$OPTARG ;;
-	*) sed -n '2,25p' "$0"; exit 2 ;;
+	x) only=$OPTARG ;;
+	*) sed -n '2,28p' "$0"; exit 2 ;;
 	esac
 done
 [ "$(id -u)" = 0 ] || { echo "record-cost: run as root" >&2; exit 1; }
@@ -55,10 +60,11 @@ trap 'rm -rf "$work"' EXIT
 export HOME=$work/home
 mkdir -p "$HOME"
 
-python3 - "$prec" "$hot3" "$work" "$runs" "$secs" "$freq" "$lost_secs" "$lost_runs" <<'EOF'
+python3 - "$prec" "$hot3" "$work" "$runs" "$secs" "$freq" "$lost_secs" "$lost_runs" "$only" <<'EOF'
 import os, re, resource, statistics, subprocess, sys, time
 
-prec, hot3, work, runs, secs, freq, lost_secs, lost_runs = sys.argv[1:9]
+prec, hot3, work, runs, secs, freq, lost_secs, lost_runs, only = sys.argv[1:10]
+only = set(only.split(","))
 runs, secs, freq = int(runs), float(secs), int(freq)
 lost_secs, lost_runs = float(lost_secs), int(lost_runs)
 ncpu = os.cpu_count()
@@ -143,17 +149,20 @@ print("kernel %s, %d CPUs, perf_event_max_sample_rate %s, load average %s" %
       (os.uname().release, ncpu, max_rate(), " ".join("%.2f" % x for x in os.getloadavg())))
 print()
 
-series("empty", ["-e", "cpu-clock", "-F", str(freq)], ["true"])
-configs = (("plain", [], False), ("g", ["-g"], False), ("ag", ["-a", "-g"], True))
+if "fixed" in only:
+    series("empty", ["-e", "cpu-clock", "-F", str(freq)], ["true"])
+configs = [c for c in (("plain", [], False), ("g", ["-g"], False), ("ag", ["-a", "-g"], True))
+           if c[0] in only]
 for name, extra, wide in configs:
     for tag, length in (("short", secs), ("long", 5 * secs)):
         series(name + "-" + tag, ["-e", "cpu-clock", "-F", str(freq)] + extra,
                [hot3, str(length)],
                background=(lambda l=length: busy(l)) if wide else None)
-series("z", ["-e", "cpu-clock", "-F", str(freq), "-a", "-g", "-z"], [hot3, str(secs)], n=1,
-       background=lambda: busy(secs))
-series("z0", ["-e", "cpu-clock", "-F", str(freq), "-a", "-g"], [hot3, str(secs)], n=1,
-       background=lambda: busy(secs))
+if "z" in only:
+    series("z", ["-e", "cpu-clock", "-F", str(freq), "-a", "-g", "-z"], [hot3, str(secs)], n=1,
+           background=lambda: busy(secs))
+    series("z0", ["-e", "cpu-clock", "-F", str(freq), "-a", "-g"], [hot3, str(secs)], n=1,
+           background=lambda: busy(secs))
 
 def fixed(tool):
     return median([r[0] for r in out[("empty", tool)]])
@@ -175,28 +184,32 @@ rows = []
 def row(label, p, q, unit, fmt="%.3f"):
     rows.append((label, fmt % p, fmt % q, unit, "%.2fx" % (q / p) if p else "-"))
 
-row("fixed cost per run (true)", fixed("perf") * 1e3, fixed("prec") * 1e3, "ms CPU", "%.1f")
-for name, label in (("plain", "cpu-clock"), ("g", "-g"), ("ag", "-a -g, CPUs busy")):
+if "fixed" in only:
+    row("fixed cost per run (true)", fixed("perf") * 1e3, fixed("prec") * 1e3, "ms CPU", "%.1f")
+labels = [(n, l) for n, l in (("plain", "cpu-clock"), ("g", "-g"), ("ag", "-a -g, CPUs busy"))
+          if n in only]
+for name, label in labels:
     row("CPU per 1000 samples, " + label, per1000(name, "perf") * 1e3, per1000(name, "prec") * 1e3,
         "ms CPU")
-for name, label in (("plain", "cpu-clock"), ("g", "-g"), ("ag", "-a -g, CPUs busy")):
+for name, label in labels:
     row("recorder CPU per %gs run, %s" % (5 * secs, label),
         median([r[0] for r in out[(name + "-long", "perf")]]) * 1e3,
         median([r[0] for r in out[(name + "-long", "prec")]]) * 1e3, "ms CPU", "%.1f")
-for name, label in (("plain", "cpu-clock"), ("g", "-g"), ("ag", "-a -g")):
+for name, label in labels:
     row("bytes per sample, " + label, bps(name, "perf"), bps(name, "prec"), "B", "%.1f")
-for name, label in (("plain", "cpu-clock"), ("ag", "-a -g")):
+for name, label in labels:
     row("samples per %gs run, %s" % (5 * secs, label), samples(name, "perf"),
         samples(name, "prec"), "", "%.0f")
-zp, zq = out[("z", "perf")][0], out[("z", "prec")][0]
-row("-a -g -z: file bytes per sample", zp[2] / zp[1], zq[2] / zq[1], "B", "%.1f")
-zp0, zq0 = out[("z0", "perf")][0], out[("z0", "prec")][0]
-row("-a -g -z: size against without -z", zp[2] / zp[1] / (zp0[2] / zp0[1]),
-    zq[2] / zq[1] / (zq0[2] / zq0[1]), "", "%.3f")
+if "z" in only:
+    zp, zq = out[("z", "perf")][0], out[("z", "prec")][0]
+    row("-a -g -z: file bytes per sample", zp[2] / zp[1], zq[2] / zq[1], "B", "%.1f")
+    zp0, zq0 = out[("z0", "perf")][0], out[("z0", "prec")][0]
+    row("-a -g -z: size against without -z", zp[2] / zp[1] / (zp0[2] / zp0[1]),
+        zq[2] / zq[1] / (zq0[2] / zq0[1]), "", "%.3f")
 
 # Lost samples at high rates with every CPU busy, default ring buffer; alternating, lost_runs
 # runs each (the loss depends on how the scheduler treats the recorder: it varies a lot).
-for f in (20000, 50000):
+for f in (20000, 50000) if "lost" in only else ():
     name = "lost%d" % f
     series(name, ["-e", "cpu-clock", "-F", str(f), "-a", "-g"], ["sleep", str(lost_secs)],
            n=lost_runs, background=lambda: busy(lost_secs + 1))

@@ -28,9 +28,10 @@
  * is staged in an aligned buffer that always starts at an aligned file offset (its first bytes
  * are those of the header when the data does not start on a boundary): whole blocks go out
  * with O_DIRECT, and a flush writes the partial block that ends it through the page cache, so
- * that a recorder killed after a flush leaves all it flushed; the next direct write covers that
- * block again (the kernel writes the cached page back first). The header and the features go
- * through the page cache. A file system that refuses O_DIRECT gets plain writes.
+ * that a recorder killed after a flush leaves all it flushed; that block, once complete, goes
+ * through the page cache again (a direct write over a dirty cached page would wait for its
+ * writeback). The header and the features go through the page cache. A file system that
+ * refuses O_DIRECT gets plain writes.
  */
 #include "config.h"
 
@@ -47,6 +48,14 @@
 
 /* Output is pushed to the file in chunks of this size. */
 #define WBUF_SIZE (512 * 1024)
+#ifndef STAGE_SIZE
+/*
+ * The O_DIRECT stage: the data goes out in writes of this size. What a direct write costs the
+ * recorder is mostly per request (block allocation, the journal, the device's notification),
+ * so fewer, larger ones.
+ */
+#define STAGE_SIZE (2 * 1024 * 1024)
+#endif
 /* Without O_DIRECT, records at least this long go to the file without a copy into the buffer. */
 #define WRITE_THROUGH_MIN (64 * 1024)
 /* O_DIRECT alignment when the file system does not say (statx STATX_DIOALIGN). */
@@ -107,8 +116,10 @@ struct pd_writer {
 	bool direct;       /* whole blocks of stage are written with O_DIRECT */
 	bool fd_direct;    /* O_DIRECT is set on fd now */
 	u32 dio_align;     /* offsets, lengths and addresses of direct writes: multiples of this */
-	u8 *stage;         /* WBUF_SIZE bytes, aligned; starts at the aligned file offset pos */
+	u8 *stage;         /* STAGE_SIZE bytes, aligned; starts at the aligned file offset pos */
 	size_t stage_len;
+	bool cached_block; /* the block at cached_at went to the page cache: write it there again */
+	u64 cached_at;
 	u64 data_offset;
 	u64 data_size;    /* bytes of the data section, written or in out */
 	u64 records_bytes;
@@ -205,14 +216,16 @@ static int direct_off(struct pd_writer *w, int why)
 	return set_direct(w, false);
 }
 
-/* Write the first n bytes of stage (n aligned) at pos with O_DIRECT. */
-static int write_direct(struct pd_writer *w, size_t n)
+/* Write n bytes of stage from skip on (both aligned) at pos + skip with O_DIRECT. */
+static int write_direct(struct pd_writer *w, size_t skip, size_t n)
 {
+	const u8 *p = w->stage + skip;
+	u64 off = w->pos + skip;
 	size_t done = 0;
 	int err = set_direct(w, true);
 
 	while (!err && done < n) {
-		ssize_t r = pwrite(w->fd, w->stage + done, n - done, (off_t)(w->pos + done));
+		ssize_t r = pwrite(w->fd, p + done, n - done, (off_t)(off + done));
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -232,24 +245,42 @@ static int write_direct(struct pd_writer *w, size_t n)
 		err = direct_off(w, err ? err : -EINVAL);
 		if (err)
 			return set_err(w, err);
-		return write_all(w, w->stage + done, n - done, w->pos + done);
+		return write_all(w, p + done, n - done, off + done);
 	}
 	return 0;
 }
 
 /*
  * Write out the whole blocks of stage; with all, also the partial block at its end, through the
- * page cache, keeping it in stage to be written again whole.
+ * page cache, keeping it in stage to be written again whole. That block is then dirty in the
+ * page cache, and a direct write over it would have to wait for its writeback first (with a
+ * flush every second, that cost the recorder more than writing all its data): it is written
+ * again through the page cache, and the direct writes start at the block after it.
  */
 static int flush_stage(struct pd_writer *w, bool all)
 {
 	size_t n = w->direct ? w->stage_len & ~(size_t)(w->dio_align - 1) : w->stage_len;
+	size_t cached = 0;
 	int err = 0;
 
-	if (n) {
-		err = w->direct ? write_direct(w, n) : write_all(w, w->stage, n, w->pos);
+	if (n && w->direct && w->cached_block && w->cached_at == w->pos) {
+		/* The first block went through the page cache last time: the same way again. */
+		cached = w->dio_align;
+		err = set_direct(w, false);
+		if (err)
+			return set_err(w, err);
+		err = write_all(w, w->stage, cached, w->pos);
 		if (err)
 			return err;
+		w->cached_block = false;
+	}
+	if (n > cached) {
+		err = w->direct ? write_direct(w, cached, n - cached) :
+				  write_all(w, w->stage, n, w->pos);
+		if (err)
+			return err;
+	}
+	if (n) {
 		w->pos += n;
 		w->stage_len -= n;
 		memmove(w->stage, w->stage + n, w->stage_len);
@@ -262,6 +293,9 @@ static int flush_stage(struct pd_writer *w, bool all)
 		if (!err && !w->direct) {
 			w->pos += w->stage_len;
 			w->stage_len = 0;
+		} else if (!err) {
+			w->cached_block = true;
+			w->cached_at = w->pos;
 		}
 	}
 	return err;
@@ -289,7 +323,7 @@ static int flush_out(struct pd_writer *w)
 static int emit_staged(struct pd_writer *w, const u8 *p, size_t n)
 {
 	while (n) {
-		size_t take = WBUF_SIZE - w->stage_len;
+		size_t take = STAGE_SIZE - w->stage_len;
 		int err;
 
 		if (take > n)
@@ -298,7 +332,7 @@ static int emit_staged(struct pd_writer *w, const u8 *p, size_t n)
 		w->stage_len += take;
 		p += take;
 		n -= take;
-		if (w->stage_len == WBUF_SIZE) {
+		if (w->stage_len == STAGE_SIZE) {
 			err = flush_stage(w, false);
 			if (err)
 				return err;
@@ -367,9 +401,9 @@ static void direct_setup(struct pd_writer *w, const u8 *head)
 		}
 	}
 #endif
-	if (align > DIO_ALIGN_MAX || (align & (align - 1)) || WBUF_SIZE % align)
+	if (align > DIO_ALIGN_MAX || (align & (align - 1)) || STAGE_SIZE % align)
 		return;
-	if (posix_memalign(&buf, align, WBUF_SIZE))
+	if (posix_memalign(&buf, align, STAGE_SIZE))
 		return;
 	if (set_direct(w, true)) {
 		free(buf);
@@ -382,6 +416,9 @@ static void direct_setup(struct pd_writer *w, const u8 *head)
 	w->pos = start;
 	w->dio_align = align;
 	w->staged = w->direct = true;
+	/* The header went through the page cache, the block it shares with the data too. */
+	w->cached_block = w->stage_len > 0;
+	w->cached_at = start;
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -407,6 +407,8 @@ static void apply_sideband(struct buildid_tracker *t, const struct bt_sideband *
 		parent = proc_find(t, sb->ppid);
 		if (!parent || parent == p)
 			break;
+		if (!parent->nr)
+			break; /* no maps (and maybe no array): memcpy() must not see NULL */
 		proc_reserve(p, parent->nr);
 		memcpy(p->maps, parent->maps, parent->nr * sizeof(*p->maps));
 		p->nr = parent->nr;

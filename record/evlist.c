@@ -32,6 +32,7 @@
 #include "record/evlist.h"
 #include "record/record.h"
 #include "record/target.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -362,18 +363,6 @@ static bool have_hardware_pmu(void)
 	       !access("/sys/bus/event_source/devices/armv8_pmuv3_0", F_OK);
 }
 
-static int read_int_file(const char *path, int *v)
-{
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fscanf(f, "%d", v) == 1;
-	fclose(f);
-	return ok ? 0 : -1;
-}
-
 /* Explain a failed perf_event_open in one line, as perf's evsel__open_strerror does. */
 static int open_error(const struct evsel *ev, const struct target *t, int cpu, pid_t pid, int err)
 {
@@ -393,7 +382,7 @@ static int open_error(const struct evsel *ev, const struct target *t, int cpu, p
 	switch (err) {
 	case EACCES:
 	case EPERM:
-		read_int_file("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+		read_sysctl_int("/proc/sys/kernel/perf_event_paranoid", &paranoid);
 		return error("no permission to open '%s' (kernel.perf_event_paranoid is %d): run as "
 			     "root, give CAP_PERFMON, or lower it with sysctl "
 			     "kernel.perf_event_paranoid=%d",
@@ -426,7 +415,7 @@ static int open_error(const struct evsel *ev, const struct target *t, int cpu, p
 		if (ev->attr.freq) {
 			int max = 0;
 
-			read_int_file("/proc/sys/kernel/perf_event_max_sample_rate", &max);
+			read_sysctl_int("/proc/sys/kernel/perf_event_max_sample_rate", &max);
 			if (max && ev->attr.sample_freq > (u64)max)
 				return error("cannot open '%s': -F %llu is above the kernel's limit "
 					     "(kernel.perf_event_max_sample_rate = %d)",
@@ -597,7 +586,7 @@ unsigned evlist_default_mmap_pages(void)
 	unsigned pages;
 
 	/* perf: perf_event_mlock_kb less one page for the control page, rounded down to 2^n. */
-	read_int_file("/proc/sys/kernel/perf_event_mlock_kb", &kb);
+	read_sysctl_int("/proc/sys/kernel/perf_event_mlock_kb", &kb);
 	kb -= (int)(page / 1024);
 	if (kb < 8)
 		kb = 8;

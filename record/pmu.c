@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 
 #include "record/pmu.h"
+#include "util/fs.h"
 #include "util/xalloc.h"
 
 int pmu_pathf(char *buf, size_t size, const char *fmt, ...)
@@ -38,33 +39,6 @@ const char *pmu_devices_dir(void)
 	if (pmu_pathf(path, sizeof(path), "%s/bus/event_source/devices", root) < 0)
 		snprintf(path, sizeof(path), "/nonexistent"); /* a root that long names nothing */
 	return path;
-}
-
-/* Read a small sysfs file into buf, NUL-terminated. Return: its length, or -errno. */
-static int read_small(const char *path, char *buf, size_t size)
-{
-	size_t len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	while (len < size - 1) {
-		ssize_t n = read(fd, buf + len, size - 1 - len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			n = -errno;
-			close(fd);
-			return n;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return len;
 }
 
 /* Drop all whitespace: sysfs files end with a newline and some aliases carry spaces. */
@@ -160,7 +134,7 @@ static int load_formats(struct pmu *pmu, const char *dir, char *errbuf, size_t e
 		if (skip_entry(de->d_name))
 			continue;
 		if (pmu_pathf(path, sizeof(path), "%s/format/%s", dir, de->d_name) < 0 ||
-		    read_small(path, text, sizeof(text)) < 0)
+		    read_small_file(path, text, sizeof(text)) < 0)
 			continue;
 		squeeze(text);
 		if (parse_format(text, &f) < 0) {
@@ -195,7 +169,7 @@ static void load_aliases(struct pmu *pmu, const char *dir)
 		if (skip_entry(de->d_name))
 			continue;
 		if (pmu_pathf(path, sizeof(path), "%s/events/%s", dir, de->d_name) < 0 ||
-		    read_small(path, text, sizeof(text)) < 0)
+		    read_small_file(path, text, sizeof(text)) < 0)
 			continue;
 		squeeze(text);
 		a.name = xstrdup(de->d_name);
@@ -222,7 +196,7 @@ struct pmu *pmu_load(const char *name, char *errbuf, size_t errlen)
 	    pmu_pathf(path, sizeof(path), "%s/type", dir) < 0)
 		ret = -ENOENT;
 	else
-		ret = read_small(path, text, sizeof(text));
+		ret = read_small_file(path, text, sizeof(text));
 	if (ret < 0) {
 		if (ret == -ENOENT || ret == -ENOTDIR) {
 			errno = ENOENT;

@@ -917,8 +917,7 @@ static bool drain_pass(struct record *rec, bool force)
 		len = head - r->tail;
 		if (len > rec->stats.max_ring_fill)
 			rec->stats.max_ring_fill = len;
-		/* + 8: room for the FINISHED_ROUND that may end the pass in this block. */
-		b = wthread_block(rec->wt, len + 8, force);
+		b = wthread_block(rec->wt, len, force);
 		if (!b) {
 			/* The writer is far behind: leave it; the kernel counts what it drops. */
 			rec->stats.dropped_passes++;
@@ -940,8 +939,19 @@ static bool drain_pass(struct record *rec, bool force)
 	if (complete) {
 		struct pd_record_header round = { PD_RECORD_FINISHED_ROUND, 0, sizeof(round) };
 
-		memcpy(last->data + last->len, &round, sizeof(round));
-		last->len += sizeof(round);
+		/* A full ring fills its block (both powers of two): the round gets one of its own. */
+		if (last->cap - last->len < sizeof(round)) {
+			struct block *b = wthread_block(rec->wt, sizeof(round), true);
+
+			if (b) {
+				wthread_push(rec->wt, last);
+				last = b;
+			}
+		}
+		if (last->cap - last->len >= sizeof(round)) {
+			memcpy(last->data + last->len, &round, sizeof(round));
+			last->len += sizeof(round);
+		}
 	}
 	wthread_push(rec->wt, last);
 	wthread_kick(rec->wt);
@@ -1601,6 +1611,7 @@ static int record_finish(struct record *rec, int err)
 		}
 	}
 
+	wthread_end_time(rec->wt, record_now(rec));
 	werr = wthread_stop(rec->wt);
 	wthread_stats(rec->wt, &rec->stats, rec->stats.cpu);
 	if (werr)

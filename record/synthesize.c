@@ -35,38 +35,13 @@
 #include <unistd.h>
 
 #include "record/synthesize.h"
+#include "util/fs.h"
 
 /* The kernel map is named this followed by the name of the symbol its pgoff is the address of. */
 #define KERNEL_MMAP_NAME "[kernel.kallsyms]"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Reading whole files and directories without stdio. */
-
-/* Read up to size-1 bytes of dirfd/path into buf and NUL-terminate; bytes read or -errno. */
-static ssize_t read_small_file(int dirfd, const char *path, char *buf, size_t size)
-{
-	ssize_t n, done = 0;
-	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)done < size - 1) {
-		n = read(fd, buf + done, size - 1 - done);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			n = -errno;
-			close(fd);
-			return n;
-		}
-		if (n == 0)
-			break;
-		done += n;
-	}
-	close(fd);
-	buf[done] = '\0';
-	return done;
-}
 
 /*
  * A line reader over a descriptor with one fixed buffer: lines longer than the buffer are
@@ -505,7 +480,7 @@ static int kernel_text_size(const char *root, u64 *len)
 	int err = -ENOENT;
 
 	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/vulnerabilities/meltdown", root);
-	if (read_small_file(AT_FDCWD, path, buf, sizeof(buf)) <= 0 || strstr(buf, "PTI"))
+	if (read_small_file(path, buf, sizeof(buf)) <= 0 || strstr(buf, "PTI"))
 		return -ENOENT;
 	snprintf(path, sizeof(path), "%s/proc/iomem", root);
 	lr.fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -684,7 +659,7 @@ static int read_status(struct proc_walk *w, const char *path, struct task_status
 	ssize_t n;
 	size_t i;
 
-	n = read_small_file(w->proc_fd, path, buf, sizeof(buf));
+	n = read_small_file_at(w->proc_fd, path, buf, sizeof(buf));
 	if (n <= 0)
 		return n < 0 ? (int)n : -ESRCH;
 	memset(st, 0, sizeof(*st));

@@ -158,8 +158,10 @@ int target_init(struct target *t, bool system_wide, const char *cpu_list, const 
 
 				snprintf(path, sizeof(path), "/proc/%d/status", tids[i]);
 				if (access(path, F_OK)) {
+					pid_t bad = tids[i];
+
 					free(tids);
-					return error("-t %d: no such thread", tids[i]);
+					return error("-t %d: no such thread", bad);
 				}
 				add_pid(&t->threads, &t->nr_threads, tids[i]);
 			}

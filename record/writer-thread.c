@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +15,24 @@
 #include "record/record.h"
 #include "record/synthesize.h"
 #include "record/writer-thread.h"
+#include "util/clock.h"
 
 /* Blocks are at least this big, so that a quiet pass does not allocate a block per ring. */
 #define BLOCK_MIN (64 * 1024)
 /* Free blocks the producer keeps for reuse. */
 #define FREE_MAX 32
+/*
+ * What was handed to the file writer goes to the file at least this often, and not after every
+ * batch: each flush is one or two write requests of their own (with O_DIRECT ones the thread
+ * waits for, and a virtio notification each on a VM). Flushing after every batch took about a
+ * third of the recorder's CPU with -g at 20 kHz; every 250 ms still cost plain cpu-clock
+ * recording at 20 kHz about 1.6 times what every second costs (bench/README.md). A recorder
+ * killed with SIGKILL loses at most this much more than its queue. -DFLUSH_INTERVAL_NS=...
+ * changes it, for measuring.
+ */
+#ifndef FLUSH_INTERVAL_NS
+#define FLUSH_INTERVAL_NS 1000000000ULL
+#endif
 
 /*
  * The hand-off takes no lock on the drain loop's side: a writer preempted at a bad moment must
@@ -44,6 +58,8 @@ struct wthread {
 	struct block *pending, *pending_oldest;
 	struct block *pool;
 	int nr_pool;
+	/* Blocks allocated, and the bytes of the blocks that exist (in the pool or out), the most. */
+	u64 nr_allocs, held_bytes, held_max;
 
 	/* Figures, kept by the writer and published at the end of each batch (stats_lock). */
 	pthread_mutex_t stats_lock;
@@ -51,20 +67,23 @@ struct wthread {
 	struct record_cpu_stats *cpu;
 	struct record_stats pub;
 	struct record_cpu_stats *pub_cpu;
-	u64 *throttle_start; /* per ring: time of the THROTTLE in force, 0 when none */
+	/*
+	 * Per sample id (the index in cfg.ids; then one per ring for ids not there): the time of
+	 * the THROTTLE in force (0 when none) and the ring it came from.
+	 */
+	u64 *throttle_start;
+	int *throttle_ring;
+	u64 max_time;  /* the latest time seen in a sample or throttle record */
+	u64 end_time;  /* the recording's end, from wthread_end_time(); 0 until then (atomic) */
 
 	/* Where a sample keeps its id and time (the same in every attr of a recording). */
 	size_t id_off, time_off;
 	bool has_identifier, has_time;
+
+	/* The writer's side: written but not flushed since last_flush (CLOCK_MONOTONIC). */
+	bool unflushed;
+	u64 last_flush;
 };
-
-static u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static const struct perf_event_attr *attr_of_sample(struct wthread *t, const u8 *rec, size_t size)
 {
@@ -86,6 +105,71 @@ static const struct perf_event_attr *attr_of_sample(struct wthread *t, const u8 
 			hi = mid - 1;
 	}
 	return c->attrs[0];
+}
+
+/* The throttle slot of a sample id: its index in ids, or past them one per ring for others. */
+static int throttle_slot(struct wthread *t, int ring, u64 id)
+{
+	const struct wthread_config *c = &t->cfg;
+	int lo = 0, hi = c->nr_ids - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (c->ids[mid] == id)
+			return mid;
+		if (c->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return c->nr_ids + ring;
+}
+
+/*
+ * The kernel throttles and unthrottles each event (sample id) on its own: a THROTTLE opens the
+ * id's throttled time, its UNTHROTTLE closes it and adds it to the ring's CPU. Repeated
+ * THROTTLEs keep the first time; an UNTHROTTLE without a THROTTLE only counts.
+ */
+static void note_throttle(struct wthread *t, int ring, bool throttle, const u8 *body)
+{
+	struct record_cpu_stats *cs = &t->cpu[ring];
+	u64 time, id;
+	int slot;
+
+	memcpy(&time, body, 8);
+	memcpy(&id, body + 8, 8);
+	if (time > t->max_time)
+		t->max_time = time;
+	slot = throttle_slot(t, ring, id);
+	if (throttle) {
+		cs->throttle++;
+		if (!t->throttle_start[slot]) {
+			t->throttle_start[slot] = time ? time : 1;
+			t->throttle_ring[slot] = ring;
+		}
+		return;
+	}
+	cs->unthrottle++;
+	if (t->throttle_start[slot] && time > t->throttle_start[slot])
+		t->cpu[t->throttle_ring[slot]].throttled_ns += time - t->throttle_start[slot];
+	t->throttle_start[slot] = 0;
+}
+
+/* At the end: the throttles still in force count until the end of the recording. */
+static void close_throttles(struct wthread *t)
+{
+	u64 end = __atomic_load_n(&t->end_time, __ATOMIC_RELAXED);
+
+	if (!end)
+		end = t->max_time;
+	for (int i = 0; i < t->cfg.nr_ids + t->cfg.nr_rings; i++) {
+		if (!t->throttle_start[i])
+			continue;
+		if (end > t->throttle_start[i])
+			t->cpu[t->throttle_ring[i]].throttled_ns += end - t->throttle_start[i];
+		t->throttle_start[i] = 0;
+	}
 }
 
 /* Look at every record of a block: counts per CPU, sample times, and the build-id tracker. */
@@ -115,6 +199,8 @@ static void scan_block(struct wthread *t, const struct block *b)
 					t->st.first_time = v;
 				if (v > t->st.last_time)
 					t->st.last_time = v;
+				if (v > t->max_time)
+					t->max_time = v;
 			}
 			if (t->cfg.bt)
 				buildid_note_record(t->cfg.bt, h, attr_of_sample(t, p + off, h->size));
@@ -131,20 +217,8 @@ static void scan_block(struct wthread *t, const struct block *b)
 			break;
 		case PERF_RECORD_THROTTLE:
 		case PERF_RECORD_UNTHROTTLE:
-			if (cs && h->size >= sizeof(*h) + 8) {
-				memcpy(&v, body, 8);
-				if (h->type == PERF_RECORD_THROTTLE) {
-					cs->throttle++;
-					if (!t->throttle_start[b->ring])
-						t->throttle_start[b->ring] = v;
-				} else {
-					cs->unthrottle++;
-					if (t->throttle_start[b->ring] &&
-					    v > t->throttle_start[b->ring])
-						cs->throttled_ns += v - t->throttle_start[b->ring];
-					t->throttle_start[b->ring] = 0;
-				}
-			}
+			if (cs && h->size >= sizeof(*h) + 16)
+				note_throttle(t, b->ring, h->type == PERF_RECORD_THROTTLE, body);
 			break;
 		default:
 			if (cs && h->type < RECORD_NR_KINDS)
@@ -187,6 +261,47 @@ static void write_block(struct wthread *t, struct block *b)
 	t->st.records_bytes += b->len;
 	if (err)
 		set_error(t, err);
+}
+
+/* Push what the file writer holds to the file. */
+static void flush_now(struct wthread *t)
+{
+	u64 t0 = mono_ns();
+	int err;
+
+	t->unflushed = false;
+	t->last_flush = t0;
+	if (__atomic_load_n(&t->err, __ATOMIC_RELAXED))
+		return;
+	err = pd_writer_flush(t->cfg.w);
+	t->st.write_ns += mono_ns() - t0;
+	if (err)
+		set_error(t, err);
+}
+
+/*
+ * Wait for blocks (or the stop). With data not yet flushed, only until it is due: then flush it,
+ * so that nothing sits in memory longer than FLUSH_INTERVAL_NS. Return: false when the wake-up
+ * descriptor failed.
+ */
+static bool wait_for_blocks(struct wthread *t)
+{
+	u64 count;
+
+	if (t->unflushed) {
+		struct pollfd p = { .fd = t->wake_fd, .events = POLLIN };
+		u64 now = mono_ns(), due = t->last_flush + FLUSH_INTERVAL_NS;
+		int ms = due > now ? (int)((due - now + 999999) / 1000000) : 0;
+		int n = poll(&p, 1, ms);
+
+		if (n == 0) {
+			flush_now(t);
+			return true;
+		}
+		if (n < 0)
+			return errno == EINTR;
+	}
+	return read(t->wake_fd, &count, sizeof(count)) >= 0 || errno == EINTR || errno == EAGAIN;
 }
 
 static void publish(struct wthread *t)
@@ -243,8 +358,6 @@ static void *writer_main(void *arg)
 	for (;;) {
 		struct block *batch, *b, *first, *last = NULL;
 		size_t bytes = 0;
-		u64 count, t0;
-		int err;
 
 		batch = reverse(stack_take(&t->queue));
 		if (!batch) {
@@ -254,8 +367,7 @@ static void *writer_main(void *arg)
 				if (!batch)
 					break;
 			} else {
-				if (read(t->wake_fd, &count, sizeof(count)) < 0 && errno != EINTR &&
-				    errno != EAGAIN)
+				if (!wait_for_blocks(t))
 					break;
 				continue;
 			}
@@ -264,22 +376,22 @@ static void *writer_main(void *arg)
 			write_block(t, b);
 			bytes += b->len;
 		}
-		/* Push to the file after each batch: a killed recorder loses only the queue. */
-		if (!__atomic_load_n(&t->err, __ATOMIC_RELAXED)) {
-			t0 = mono_ns();
-			err = pd_writer_flush(t->cfg.w);
-			t->st.write_ns += mono_ns() - t0;
-			if (err)
-				set_error(t, err);
-		}
+		t->unflushed = true;
+		/* The first batch (the synthesized records) at once, then every interval. */
+		if (mono_ns() - t->last_flush >= FLUSH_INTERVAL_NS)
+			flush_now(t);
 		publish(t);
 		/* Hand the blocks back, newest first as the stack wants them. */
 		first = reverse(batch);
 		for (b = first; b; b = b->next)
 			last = b;
 		stack_push(&t->returned, first, last);
-		__atomic_sub_fetch(&t->in_flight, bytes, __ATOMIC_RELAXED);
+		/* After the stats: a backlog of 0 seen with ACQUIRE means they are published. */
+		__atomic_sub_fetch(&t->in_flight, bytes, __ATOMIC_RELEASE);
 	}
+	if (t->unflushed)
+		flush_now(t);
+	close_throttles(t);
 	record_thread_cpu(t);
 	publish(t);
 	return NULL;
@@ -298,9 +410,10 @@ int wthread_start(struct wthread **tp, const struct wthread_config *cfg)
 	t->cfg = *cfg;
 	t->cpu = calloc(cfg->nr_rings + 1, sizeof(*t->cpu));
 	t->pub_cpu = calloc(cfg->nr_rings + 1, sizeof(*t->cpu));
-	t->throttle_start = calloc(cfg->nr_rings + 1, sizeof(u64));
+	t->throttle_start = calloc(cfg->nr_ids + cfg->nr_rings + 1, sizeof(u64));
+	t->throttle_ring = calloc(cfg->nr_ids + cfg->nr_rings + 1, sizeof(int));
 	t->wake_fd = eventfd(0, EFD_CLOEXEC);
-	if (!t->cpu || !t->pub_cpu || !t->throttle_start || t->wake_fd < 0) {
+	if (!t->cpu || !t->pub_cpu || !t->throttle_start || !t->throttle_ring || t->wake_fd < 0) {
 		err = t->wake_fd < 0 ? -errno : -ENOMEM;
 		wthread_free(t);
 		return err;
@@ -333,36 +446,76 @@ static void free_chain(struct block *b)
 	}
 }
 
+/* Free a pool block, keeping the allocation figures. */
+static void block_free(struct wthread *t, struct block *b)
+{
+	t->held_bytes -= b->cap;
+	free(b);
+}
+
+/* Take back every block the writer has written into the pool. */
+static void reclaim(struct wthread *t)
+{
+	struct block *r = stack_take(&t->returned), *next;
+
+	for (; r; r = next) {
+		next = r->next;
+		r->next = t->pool;
+		t->pool = r;
+		t->nr_pool++;
+	}
+}
+
+/* Keep at most FREE_MAX blocks in the pool: free the smallest, the least likely to serve. */
+static void trim_pool(struct wthread *t)
+{
+	while (t->nr_pool > FREE_MAX) {
+		struct block **pp, **min = &t->pool, *b;
+
+		for (pp = &t->pool; *pp; pp = &(*pp)->next)
+			if ((*pp)->cap < (*min)->cap)
+				min = pp;
+		b = *min;
+		*min = b->next;
+		t->nr_pool--;
+		block_free(t, b);
+	}
+}
+
+/* The smallest pool block with room for need bytes, off the pool; NULL when none has. */
+static struct block *pool_get(struct wthread *t, size_t need)
+{
+	struct block **pp, **best = NULL, *b;
+
+	for (pp = &t->pool; *pp; pp = &(*pp)->next)
+		if ((*pp)->cap >= need && (!best || (*pp)->cap < (*best)->cap))
+			best = pp;
+	if (!best)
+		return NULL;
+	b = *best;
+	*best = b->next;
+	t->nr_pool--;
+	return b;
+}
+
 struct block *wthread_block(struct wthread *t, size_t need, bool force)
 {
-	struct block *b, **pp;
+	struct block *b;
 
 	if (!force && __atomic_load_n(&t->in_flight, __ATOMIC_RELAXED) > t->cfg.queue_limit)
 		return NULL;
-	if (!t->pool) {
-		/* Take back what the writer has written; keep at most FREE_MAX of it. */
-		struct block *r = stack_take(&t->returned), *next;
-
-		for (; r; r = next) {
-			next = r->next;
-			if (t->nr_pool < FREE_MAX) {
-				r->next = t->pool;
-				t->pool = r;
-				t->nr_pool++;
-			} else {
-				free(r);
-			}
-		}
+	b = pool_get(t, need);
+	if (!b) {
+		/*
+		 * Take back what the writer has written before allocating: with blocks of several
+		 * sizes in the pool, allocating while the pool is not empty would leave the written
+		 * blocks piling up on the returned stack.
+		 */
+		reclaim(t);
+		b = pool_get(t, need);
+		trim_pool(t);
 	}
-	for (pp = &t->pool; *pp; pp = &(*pp)->next) {
-		if ((*pp)->cap >= need) {
-			b = *pp;
-			*pp = b->next;
-			t->nr_pool--;
-			goto found;
-		}
-	}
-	{
+	if (!b) {
 		/* Powers of two, so that the pool serves the next requests too. */
 		size_t cap = BLOCK_MIN;
 
@@ -372,12 +525,22 @@ struct block *wthread_block(struct wthread *t, size_t need, bool force)
 		if (!b)
 			return NULL;
 		b->cap = cap;
+		t->nr_allocs++;
+		t->held_bytes += cap;
+		if (t->held_bytes > t->held_max)
+			t->held_max = t->held_bytes;
 	}
-found:
 	b->next = NULL;
 	b->len = 0;
 	b->ring = -1;
 	return b;
+}
+
+void wthread_alloc_stats(struct wthread *t, u64 *nr_allocs, u64 *held_bytes, u64 *held_max)
+{
+	*nr_allocs = t->nr_allocs;
+	*held_bytes = t->held_bytes;
+	*held_max = t->held_max;
 }
 
 void wthread_push(struct wthread *t, struct block *b)
@@ -409,7 +572,12 @@ int wthread_error(struct wthread *t)
 
 size_t wthread_backlog(struct wthread *t)
 {
-	return __atomic_load_n(&t->in_flight, __ATOMIC_RELAXED);
+	return __atomic_load_n(&t->in_flight, __ATOMIC_ACQUIRE);
+}
+
+void wthread_end_time(struct wthread *t, u64 time)
+{
+	__atomic_store_n(&t->end_time, time, __ATOMIC_RELAXED);
 }
 
 int wthread_stop(struct wthread *t)
@@ -466,6 +634,7 @@ void wthread_free(struct wthread *t)
 	free(t->cpu);
 	free(t->pub_cpu);
 	free(t->throttle_start);
+	free(t->throttle_ring);
 	if (t->wake_fd >= 0)
 		close(t->wake_fd);
 	pthread_mutex_destroy(&t->stats_lock);

@@ -2,8 +2,10 @@
 /*
  * The writing side of prec record: a thread that takes blocks of records off a queue, looks at
  * every record (counts, times, the build-id tracker) and writes them through format/'s writer
- * (which compresses with -z). The drain loop only copies records into blocks and queues them, so
- * disk writes and compression never delay it.
+ * (which compresses with -z, and stages the data for O_DIRECT). The drain loop only copies
+ * records into blocks and queues them, so disk writes and compression never delay it. What the
+ * file writer holds is flushed to the file every second (the first batch at once), not after every
+ * batch: a recorder killed with SIGKILL loses its queue and at most that.
  *
  * The queue has one producer (the drain loop, the main thread) and one consumer. Blocks are
  * recycled; the bytes in flight are bounded: when the writer falls that far behind, the drain
@@ -73,6 +75,13 @@ int wthread_error(struct wthread *t);
 size_t wthread_backlog(struct wthread *t);
 
 /**
+ * wthread_end_time - the recording's end in the sample clock, up to which the throttles still in
+ * force at the stop count (without it: the latest time the writer saw). Call before
+ * wthread_stop().
+ */
+void wthread_end_time(struct wthread *t, u64 time);
+
+/**
  * wthread_stop - write everything queued, stop the thread and wait for it.
  *
  * Return: 0, or the first write error.
@@ -84,6 +93,13 @@ int wthread_stop(struct wthread *t);
  * @cpu: stats->nr_cpus entries
  */
 void wthread_stats(struct wthread *t, struct record_stats *stats, struct record_cpu_stats *cpu);
+
+/**
+ * wthread_alloc_stats - what the producer's block pool allocated: blocks malloc()ed so far, and
+ * the bytes of the blocks that exist now and at most (queued, in the pool, or being filled).
+ * Producer side only.
+ */
+void wthread_alloc_stats(struct wthread *t, u64 *nr_allocs, u64 *held_bytes, u64 *held_max);
 
 /* Stop the thread if it runs, free the blocks and the state; NULL is fine. */
 void wthread_free(struct wthread *t);

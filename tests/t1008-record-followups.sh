@@ -83,6 +83,15 @@ else
 	test_skip "breakpoint" "perf cannot open one here: $(head -1 bp.perf.err)"
 fi
 
+same unnamed -e '{cpu-clock,task-clock}' -- "$HOT3" 0.2
+test_expect "an unnamed group: GROUP_DESC without a name, as perf's" '
+	check unnamed &&
+	perf report -i unnamed.prec.data --header-only 2>/dev/null | grep "^# group:" >unnamed.prec.hdr &&
+	perf report -i unnamed.perf.data --header-only 2>/dev/null | grep "^# group:" >unnamed.perf.hdr &&
+	grep -qx "# group: {cpu-clock,task-clock}" unnamed.prec.hdr &&
+	diff unnamed.perf.hdr unnamed.prec.hdr
+'
+
 same named -e 'mygrp{cpu-clock,task-clock}' -- "$HOT3" 0.2
 test_expect "a named group: GROUP_DESC carries its name, as perf's" '
 	test "$(cat named.prec.rc)" = 0 &&

@@ -13,11 +13,11 @@
 #include "util/fs.h"
 
 /**
- * read_small_file - read a small file whole into buf and NUL-terminate it.
+ * read_small_file_at - read a small file (relative to dirfd) whole into buf, NUL-terminated.
  *
  * Return: the number of bytes read, or a negative errno.
  */
-ssize_t read_small_file(const char *path, char *buf, size_t size)
+ssize_t read_small_file_at(int dirfd, const char *path, char *buf, size_t size)
 {
 	size_t done = 0;
 	int fd, err;
@@ -25,7 +25,7 @@ ssize_t read_small_file(const char *path, char *buf, size_t size)
 	if (!size)
 		return -EINVAL;
 	buf[0] = '\0';
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	while (done < size - 1) {
@@ -46,6 +46,16 @@ ssize_t read_small_file(const char *path, char *buf, size_t size)
 	close(fd);
 	buf[done] = '\0';
 	return (ssize_t)done;
+}
+
+/**
+ * read_small_file - read a small file whole into buf and NUL-terminate it.
+ *
+ * Return: the number of bytes read, or a negative errno.
+ */
+ssize_t read_small_file(const char *path, char *buf, size_t size)
+{
+	return read_small_file_at(AT_FDCWD, path, buf, size);
 }
 
 /* The one number of a sysctl file: digits with an optional '-', white space around them. */

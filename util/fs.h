@@ -19,6 +19,14 @@
 ssize_t read_small_file(const char *path, char *buf, size_t size);
 
 /**
+ * read_small_file_at - read_small_file() of path relative to the directory dirfd (openat(2);
+ * AT_FDCWD for the current directory), such as "PID/comm" under an open /proc.
+ *
+ * Return: as read_small_file().
+ */
+ssize_t read_small_file_at(int dirfd, const char *path, char *buf, size_t size);
+
+/**
  * read_sysctl_u64 - read the unsigned decimal number a file such as
  * /proc/sys/kernel/perf_event_max_sample_rate holds (white space around it is fine).
  *
