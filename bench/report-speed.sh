@@ -8,10 +8,13 @@
 #   prec report -i FILE                        the default view: perf's --stdio --no-children
 #                                              table with the call graphs
 #   perf report -i FILE --stdio --no-children  the same table (the like-for-like comparison)
+#   prec report -i FILE --children             perf's children table with its call graphs
 #   perf report -i FILE --stdio                perf's default (children mode, call graphs),
 #                                              CHILDREN_RUNS times (default 1: it is slow)
 # Defaults: build/, /tmp/prec-big.data (made by bench/make-big-file.sh when missing), 5 runs.
-# The commands run in turn; the medians are printed, with MB/s of the file. The time package
+# The commands run in turn (interleaved: run i of each, then run i+1), so that other work on
+# the machine weighs on each alike; the medians are printed, with MB/s of the file, and the
+# ratios of the medians. The time package
 # (/usr/bin/time) is installed when missing. Other work on the machine slows every command
 # alike: run it a few times.
 set -euo pipefail
@@ -27,7 +30,7 @@ while getopts "b:f:n:c:h" o; do
 	f) file=$OPTARG ;;
 	n) runs=$OPTARG ;;
 	c) children_runs=$OPTARG ;;
-	*) sed -n '2,18p' "$0"; exit 2 ;;
+	*) sed -n '2,20p' "$0"; exit 2 ;;
 	esac
 done
 prec=$build/prec
@@ -51,6 +54,7 @@ cmds = [
     ('prec report', [prec, 'report', '-q', '-i', path], runs),
     ('perf report --stdio --no-children',
      ['perf', 'report', '-i', path, '--stdio', '--no-children'], runs),
+    ('prec report --children', [prec, 'report', '-q', '-i', path, '--children'], runs),
     ('perf report --stdio', ['perf', 'report', '-i', path, '--stdio'], children_runs),
 ]
 res = {name: ([], []) for name, _, _ in cmds}
@@ -68,6 +72,7 @@ os.unlink(rss_file)
 print('file: %s, %.1f MB; medians of %d runs (%d for children mode)' % (path, size / 1e6, runs,
                                                                        children_runs))
 print('%-36s %9s %8s %14s' % ('', 'seconds', 'MB/s', 'peak RSS (MiB)'))
+print('load average at the end: %s' % ' '.join(open('/proc/loadavg').read().split()[:3]))
 med = {}
 for name, _, _ in cmds:
     if not res[name][0]:
@@ -76,10 +81,11 @@ for name, _, _ in cmds:
     med[name] = (t, m)
     print('%-36s %9.3f %8.0f %14.1f   (%.3f-%.3f s)' % (name, t, size / 1e6 / t, m,
                                                         min(res[name][0]), max(res[name][0])))
-pt, pm = med['prec report']
-for name in ('perf report --stdio --no-children', 'perf report --stdio'):
-    if name in med:
-        t, m = med[name]
-        print('%s vs prec report: %.1fx the time, %.1fx the peak memory' % (name, t / pt,
-                                                                            m / pm))
+for perf_name, prec_name in (('perf report --stdio --no-children', 'prec report'),
+                             ('perf report --stdio', 'prec report --children')):
+    if perf_name in med and prec_name in med:
+        t, m = med[perf_name]
+        pt, pm = med[prec_name]
+        print('%s vs %s: %.1fx the time, %.1fx the peak memory' % (perf_name, prec_name,
+                                                                  t / pt, m / pm))
 EOF

@@ -76,7 +76,7 @@ const char *frame_chain_name(struct profile *p, u32 f, char *buf, size_t len)
 	const struct frame *fr = session_frame(&p->s, f);
 
 	if (fr->sym)
-		return fr->sym->name;
+		return sym_name(fr->sym);
 	snprintf(buf, len, "%#" PRIx64, fr->ip);
 	return buf;
 }
@@ -93,8 +93,8 @@ static u32 frame_folded_id(struct profile *p, u32 f)
 	if (p->frame_name[f] != 0xffffffffu)
 		return p->frame_name[f];
 	if (fr->sym) {
-		name = fr->sym->name;
-		n = fr->sym->namelen;
+		name = sym_name(fr->sym);
+		n = sym_namelen(fr->sym);
 		if (memchr(name, ';', n) || memchr(name, '\n', n)) {
 			n = n < sizeof(buf) - 1 ? n : sizeof(buf) - 1;
 			memcpy(buf, name, n);
@@ -148,15 +148,15 @@ static u32 key_hash(const struct hist_entry *k)
 	h ^= (k->sym_start + (k->sym_end << 7) + k->resolved) * 0x165667b19e3779f9ULL;
 	h ^= k->rel * 0x27d4eb2f165667c5ULL;
 	h ^= (u64)(u32)k->tid << 32 | (u32)k->cpu;
-	h ^= (u64)(u8)k->level << 24;
 	return (u32)mix(h);
 }
 
 static bool key_equal(const struct hist_entry *a, const struct hist_entry *b)
 {
+	/* not the level: perf's sort__sym_cmp() compares the addresses only; the first shows */
 	return a->comm == b->comm && a->dso_name == b->dso_name && a->resolved == b->resolved &&
 	       a->sym_start == b->sym_start && a->sym_end == b->sym_end && a->rel == b->rel &&
-	       a->tid == b->tid && a->cpu == b->cpu && a->level == b->level;
+	       a->tid == b->tid && a->cpu == b->cpu;
 }
 
 /* The table holds (hash, index) pairs: probing touches no entry until a hash matches. */
@@ -322,16 +322,13 @@ static u32 chain_add(struct profile *p, u32 gid, const char *comm, bool syntheti
 }
 
 /*
- * What a thread's previous sample was: most samples of a busy thread land in the same row with
+ * What a thread's last few samples were: most samples of a busy thread land in the same row with
  * the same chain (the same return addresses, a leaf in the same function), and then nothing
- * needs resolving or hashing again.
+ * needs resolving or hashing again. A slot also keeps the counts of the samples it matched since
+ * it last handed them on (memo_flush()): a sample that matches touches neither its row nor its
+ * chain record, which on a big file sit anywhere in memory.
  */
 struct memo {
-	int attr, cpu;
-	const char *comm;
-	u32 leaf;	/* the sample's frame */
-	u32 entry;	/* index of the row in its hists */
-	u32 chain;	/* its chain record, EMPTY if none yet */
 	u32 ugen, kgen; /* the address spaces the raw chain was resolved in */
 	u32 leaf_pos;	/* where the leaf address sits in the raw chain */
 	bool raw_valid;
@@ -341,11 +338,26 @@ struct memo {
 	u8 *modes;   /* and in which cpumode */
 };
 
+struct memo_slot {
+	/* the key: a sample of this event, command and CPU whose own address is in leaf */
+	u32 leaf;
+	int attr, cpu;
+	u32 entry; /* index of the row in its hists */
+	const char *comm;
+	u32 chain;	  /* its chain record, EMPTY if none yet */
+	u32 row_samples;  /* samples not yet added to the row */
+	u64 row_period;	  /* and their period */
+	u64 chain_period; /* samples of the chain record not yet added to it */
+	u32 chain_samples;
+	bool used;
+	struct memo *m;
+};
+
 #define MEMO_SLOTS 4
 
 /* A thread's last few rows and chains: a loop that calls three functions keeps hitting. */
 struct memo_set {
-	struct memo *slot[MEMO_SLOTS];
+	struct memo_slot slot[MEMO_SLOTS];
 	u32 last; /* the slot of the thread's previous sample */
 	u32 next; /* the slot to reuse */
 };
@@ -357,35 +369,73 @@ static void memo_free(void *p)
 	if (!ms)
 		return;
 	for (u32 i = 0; i < MEMO_SLOTS; i++) {
-		if (ms->slot[i])
-			free(ms->slot[i]->raw);
-		free(ms->slot[i]);
+		if (ms->slot[i].m)
+			free(ms->slot[i].m->raw);
+		free(ms->slot[i].m);
 	}
 	free(ms);
 }
 
-static struct memo_set *memo_set(struct thread *t)
+/* Hand the counts a slot kept on to its chain record. */
+static void memo_flush_chain(struct profile *p, struct memo_slot *sl)
 {
-	if (!t->memo) {
-		t->memo = xcalloc(1, sizeof(struct memo_set));
-		t->memo_free = memo_free;
+	if (sl->chain_samples) {
+		struct chain_rec *r = chain_at(p, sl->chain);
+
+		r->count += sl->chain_samples;
+		r->period += sl->chain_period;
+		sl->chain_samples = 0;
+		sl->chain_period = 0;
 	}
-	return t->memo;
+}
+
+/* Hand the counts a slot kept on to its row and chain record. */
+static void memo_flush(struct profile *p, struct memo_slot *sl)
+{
+	if (sl->row_samples) {
+		struct hist_entry *e = &p->ev[sl->attr].v[sl->entry];
+
+		e->samples += sl->row_samples;
+		e->period += sl->row_period;
+		sl->row_samples = 0;
+		sl->row_period = 0;
+	}
+	memo_flush_chain(p, sl);
+}
+
+/* Every thread's slots: after the last sample, before the views. */
+static void memo_flush_all(struct profile *p)
+{
+	for (struct thread *t = p->s.all_threads; t; t = t->next) {
+		struct memo_set *ms = t->memo;
+
+		for (u32 i = 0; ms && i < MEMO_SLOTS; i++)
+			if (ms->slot[i].used)
+				memo_flush(p, &ms->slot[i]);
+	}
 }
 
 /* The slot for a new row of thread t (the oldest one), emptied. */
-static struct memo *memo_take(struct thread *t)
+static struct memo_slot *memo_take(struct profile *p, struct thread *t)
 {
-	struct memo_set *ms = memo_set(t);
-	struct memo *m = ms->slot[ms->next];
+	struct memo_set *ms = t->memo;
+	struct memo_slot *sl;
 
-	if (!m)
-		m = ms->slot[ms->next] = xcalloc(1, sizeof(*m));
+	if (!ms) {
+		ms = t->memo = xcalloc(1, sizeof(struct memo_set));
+		t->memo_free = memo_free;
+	}
+	sl = &ms->slot[ms->next];
+	if (sl->used)
+		memo_flush(p, sl);
+	if (!sl->m)
+		sl->m = xcalloc(1, sizeof(*sl->m));
+	sl->used = true;
 	ms->last = ms->next;
 	ms->next = (ms->next + 1) % MEMO_SLOTS;
-	m->chain = EMPTY;
-	m->raw_valid = false;
-	return m;
+	sl->chain = EMPTY;
+	sl->m->raw_valid = false;
+	return sl;
 }
 
 static void memo_room(struct memo *m, u32 n)
@@ -481,14 +531,47 @@ static u32 leaf_position(const struct psample *smp)
 static bool memo_chain_matches(const struct memo *m, const struct psample *smp, u32 leaf_pos,
 			       u32 ugen, u32 kgen)
 {
-	if (m->chain == EMPTY || !m->raw_valid || m->n != smp->nr_chain || m->ugen != ugen ||
-	    m->kgen != kgen || m->leaf_pos != leaf_pos)
+	if (!m->raw_valid || m->n != smp->nr_chain || m->ugen != ugen || m->kgen != kgen ||
+	    m->leaf_pos != leaf_pos)
 		return false;
 	if (leaf_pos == EMPTY)
 		return !memcmp(m->raw, smp->chain, (size_t)m->n * 8);
 	return !memcmp(m->raw, smp->chain, (size_t)leaf_pos * 8) &&
 	       !memcmp(m->raw + leaf_pos + 1, smp->chain + leaf_pos + 1,
 		       (size_t)(m->n - leaf_pos - 1) * 8);
+}
+
+/*
+ * The row of a (frame, command, event) seen before, without building its key: a direct-mapped
+ * cache in front of the rows' hash table. A frame is one symbol of one binary (or one address),
+ * so with the thread or the CPU when the sort keys hold them it decides the row.
+ */
+struct row_cache_entry {
+	const char *comm;
+	u32 frame, entry;
+	int attr, cpu, tid;
+};
+
+#define ROW_CACHE_BITS 15
+
+/* The CPU and the thread as far as the rows tell them apart (0 when they do not). */
+static inline int row_cpu(const struct report_opts *o, const struct psample *smp)
+{
+	return o->row_by_cpu ? smp->cpu : 0;
+}
+
+static inline int row_tid(const struct report_opts *o, const struct thread *t)
+{
+	return o->row_by_tid ? t->tid : 0;
+}
+
+static inline struct row_cache_entry *row_cache_slot(struct profile *p, const struct psample *smp,
+						     const struct thread *t, u32 f)
+{
+	u64 k = (u64)f << 32 ^ (u64)(uintptr_t)t->comm ^ (u64)(u32)smp->attr << 24 ^
+		(u64)(u32)row_cpu(p->o, smp) << 40 ^ (u64)(u32)row_tid(p->o, t) << 8;
+
+	return &p->row_cache[(u32)mix(k) & ((1u << ROW_CACHE_BITS) - 1)];
 }
 
 static void add_sample(struct session *s, struct thread *t, const struct psample *smp, void *arg)
@@ -500,16 +583,19 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	const struct frame *fr;
 	u32 f, frames[MAX_STACK + 1], n, leaf_pos = EMPTY, ugen, kgen;
 	struct memo_set *ms = t->memo;
-	struct memo *m = NULL, *prev;
+	struct memo_slot *sl = NULL;
+	const struct memo *prev;
+	struct memo *m;
 
 	if (o->cpu_filter && (smp->cpu < 0 || !cpu_map_has(&o->cpus, smp->cpu)))
 		return;
 	hs = event_hists(p, smp->attr);
 	hs->nr_samples++;
 	hs->total_period += smp->period;
-	f = session_resolve(s, t, smp->cpumode, smp->ip);
-	fr = session_frame(s, f);
-	if (!fr->sym) {
+	f = session_resolve_flagged(s, t, smp->cpumode, smp->ip);
+	if (f & FRAME_UNRESOLVED) {
+		f &= ~FRAME_UNRESOLVED;
+		fr = session_frame(s, f);
 		if (fr->dso)
 			fr->dso->unresolved++;
 		else
@@ -523,18 +609,31 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	}
 	p->samples_shown++;
 	for (u32 k = 0; ms && k < MEMO_SLOTS; k++) {
-		struct memo *x = ms->slot[k];
+		struct memo_slot *x = &ms->slot[k];
 
-		if (x && x->leaf == f && x->attr == smp->attr && x->comm == t->comm &&
+		if (x->leaf == f && x->used && x->attr == smp->attr && x->comm == t->comm &&
 		    x->cpu == smp->cpu) {
-			m = x;
+			sl = x;
 			break;
 		}
 	}
-	prev = ms ? ms->slot[ms->last] : NULL;
-	if (m) {
-		e = &hs->v[m->entry];
+	/* the raw chain of the thread's previous sample, whose resolved entries can be reused */
+	prev = ms ? ms->slot[ms->last].m : NULL;
+	if (sl) {
+		ms->last = (u32)(sl - ms->slot);
+		/* counted in the slot, added to the row later (memo_flush()) */
+		sl->row_samples++;
+		sl->row_period += smp->period;
+		e = NULL;
 	} else {
+		struct row_cache_entry *rc = row_cache_slot(p, smp, t, f);
+
+		if (rc->frame == f && rc->comm == t->comm && rc->attr == smp->attr &&
+		    rc->cpu == row_cpu(o, smp) && rc->tid == row_tid(o, t)) {
+			e = &hs->v[rc->entry];
+			goto found;
+		}
+		fr = session_frame(s, f);
 		memset(&key, 0, sizeof(key));
 		for (u32 i = 0; i < o->nr_keys; i++) {
 			switch (o->keys[i]) {
@@ -565,50 +664,58 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 			}
 		}
 		e = hists_findnew(p, hs, &key);
+		p->row_lookups++;
 		e->attr = smp->attr;
-		m = memo_take(t);
-		ms = t->memo;
-		m->attr = smp->attr;
-		m->comm = t->comm;
-		m->leaf = f;
-		m->cpu = smp->cpu;
-		m->entry = (u32)(e - hs->v);
+		rc->frame = f;
+		rc->comm = t->comm;
+		rc->attr = smp->attr;
+		rc->cpu = row_cpu(o, smp);
+		rc->tid = row_tid(o, t);
+		rc->entry = (u32)(e - hs->v);
+	found:
+		if (!e->samples) {
+			e->frame = f;
+			e->thread = t;
+		}
+		e->samples++;
+		e->period += smp->period;
+		/* when the previous sample's slot is the one taken, its raw chain is gone */
+		sl = memo_take(p, t);
+		sl->attr = smp->attr;
+		sl->comm = t->comm;
+		sl->leaf = f;
+		sl->cpu = smp->cpu;
+		sl->entry = (u32)(e - hs->v);
 	}
-	ms->last = (u32)(m == ms->slot[0] ? 0 : m == ms->slot[1] ? 1 : m == ms->slot[2] ? 2 : 3);
-	if (!e->samples) {
-		e->frame = f;
-		e->thread = t;
-	}
-	e->samples++;
-	e->period += smp->period;
 	if (!p->want_chains)
 		return;
+	m = sl->m;
 	if (!smp->chain_recorded) {
 		/* no callchain recorded: the sample's own frame, for folded stacks */
 		if (!p->want_folded)
 			return;
-		if (m->chain == EMPTY) {
+		if (sl->chain == EMPTY) {
 			frames[0] = f;
-			m->chain = chain_add(p, e->gid, t->comm, true, frames, 1, smp->period);
+			sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, true, frames, 1,
+					      smp->period);
 		} else {
-			chain_at(p, m->chain)->count++;
-			chain_at(p, m->chain)->period += smp->period;
+			sl->chain_samples++;
+			sl->chain_period += smp->period;
 		}
 		return;
 	}
 	leaf_pos = leaf_position(smp);
 	ugen = t->maps->gen;
 	kgen = s->kmaps->gen;
-	if (memo_chain_matches(m, smp, leaf_pos, ugen, kgen)) {
-		struct chain_rec *r = chain_at(p, m->chain);
-
-		r->count++;
-		r->period += smp->period;
+	if (sl->chain != EMPTY && memo_chain_matches(m, smp, leaf_pos, ugen, kgen)) {
+		sl->chain_samples++;
+		sl->chain_period += smp->period;
 		p->memo_hits++;
 		return;
 	}
+	memo_flush_chain(p, sl);
 	n = chain_frames(p, t, smp, frames, prev, m);
-	m->chain = chain_add(p, e->gid, t->comm, false, frames, n, smp->period);
+	sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, false, frames, n, smp->period);
 	/* resolving may have loaded the kernel, which changes its maps: take the gens now */
 	m->ugen = t->maps->gen;
 	m->kgen = s->kmaps->gen;
@@ -695,6 +802,49 @@ static void tree_add(struct profile *p, u32 root, const u32 *keys, u32 n, bool r
 	p->nodes[cur].count_self += count;
 }
 
+static bool children_caller(const struct report_opts *o);
+static u32 chain_rows(struct profile *p, struct hists *hs, u32 self_idx, const struct chain_rec *r,
+		      u32 *rows, u32 *pos);
+
+/*
+ * The call graphs of the children view (perf's callchain_append() of the cumulative entries):
+ * a row's own samples add their whole chain, and every other row a chain passes through adds
+ * the part of it from that row's entry to the sampled function, in the view's order.
+ */
+static void children_trees(struct profile *p, struct hist_entry *self, const struct chain_rec *r)
+{
+	const struct report_opts *o = p->o;
+	struct hists *hs = &p->ev[self->attr];
+	bool caller = children_caller(o);
+	u32 rows[MAX_STACK + 1], pos[MAX_STACK + 1], path[MAX_STACK + 1];
+	u32 n = r->n & 0x7fffffffu, nr;
+	u64 min_hit = hists_min_chain_hit(hs, o->chain_min);
+
+	if (o->chain_mode == CHAIN_FRACTAL || self->acc_period >= min_hit) {
+		if (!self->chain_root)
+			self->chain_root = node_new(p, 0, 0);
+		tree_add(p, self->chain_root, r->frames, n, caller, r->period, r->count);
+	}
+	nr = chain_rows(p, hs, (u32)(self - hs->v), r, rows, pos);
+	for (u32 i = 0; i < nr; i++) {
+		struct hist_entry *e = &hs->v[rows[i]];
+		u32 m = 0;
+
+		if (o->chain_mode != CHAIN_FRACTAL && e->acc_period < min_hit)
+			continue;
+		/* from the entry to the sampled function (caller), or out to the root (callee) */
+		if (caller)
+			for (u32 k = pos[i] + 1; k-- > 0;)
+				path[m++] = r->frames[k];
+		else
+			for (u32 k = pos[i]; k < n; k++)
+				path[m++] = r->frames[k];
+		if (!e->chain_root)
+			e->chain_root = node_new(p, 0, 0);
+		tree_add(p, e->chain_root, path, m, false, r->period, r->count);
+	}
+}
+
 void profile_chains_build(struct profile *p)
 {
 	const struct report_opts *o = p->o;
@@ -719,9 +869,11 @@ void profile_chains_build(struct profile *p)
 		 * A graph shows nothing of a row below the threshold (every branch is smaller
 		 * than the row), except in fractal mode: such rows get no tree.
 		 */
-		if (!synthetic && n && o->chain_mode != CHAIN_NONE &&
-		    (o->chain_mode == CHAIN_FRACTAL ||
-		     e->period >= hists_min_chain_hit(&p->ev[e->attr], o->chain_min))) {
+		if (!synthetic && n && o->chain_mode != CHAIN_NONE && o->children) {
+			children_trees(p, e, r);
+		} else if (!synthetic && n && o->chain_mode != CHAIN_NONE &&
+			   (o->chain_mode == CHAIN_FRACTAL ||
+			    e->period >= hists_min_chain_hit(&p->ev[e->attr], o->chain_min))) {
 			if (!e->chain_root)
 				e->chain_root = node_new(p, 0, 0);
 			tree_add(p, e->chain_root, r->frames, n, o->caller, r->period, r->count);
@@ -815,6 +967,144 @@ char *profile_unresolved_line(struct profile *p, bool header)
 	return out;
 }
 
+static bool file_has_chains(struct pd_reader *r)
+{
+	for (u32 i = 0; i < pd_reader_nr_attrs(r); i++)
+		if (pd_reader_attr(r, i)->sample_type & PERF_SAMPLE_CALLCHAIN)
+			return true;
+	return false;
+}
+
+/* The row of frame f in a call chain whose sample's own row is self (perf's cumulative entry). */
+static u32 chain_entry_row(struct profile *p, struct hists *hs, const struct hist_entry *self,
+			   const char *comm, u32 f, char level)
+{
+	const struct report_opts *o = p->o;
+	const struct frame *fr = session_frame(&p->s, f);
+	struct hist_entry key, *e;
+	struct thread *t = self->thread;
+	int attr = self->attr;
+
+	memset(&key, 0, sizeof(key));
+	for (u32 i = 0; i < o->nr_keys; i++) {
+		switch (o->keys[i]) {
+		case SORT_COMM:
+			key.comm = comm;
+			break;
+		case SORT_PID:
+		case SORT_TID:
+			key.tid = self->tid;
+			break;
+		case SORT_DSO:
+			key.dso_name = frame_dso_name(p, f);
+			break;
+		case SORT_SYM:
+			key.dso_name = frame_dso_name(p, f);
+			if (fr->sym) {
+				key.resolved = true;
+				key.sym_start = fr->sym->start;
+				key.sym_end = fr->sym->end;
+			} else {
+				/* perf keys a chain entry by its address, not the map's offset */
+				key.rel = fr->ip;
+				key.level = level;
+			}
+			break;
+		case SORT_CPU:
+			key.cpu = self->cpu;
+			break;
+		}
+	}
+	e = hists_findnew(p, hs, &key);
+	if (!e->frame) {
+		/* new: a row that only call chains pass through */
+		e->frame = f;
+		e->thread = t;
+		e->attr = attr;
+	}
+	return (u32)(e - hs->v);
+}
+
+/* The order perf's children view walks and shows chains in: caller, unless -g callee said. */
+static bool children_caller(const struct report_opts *o)
+{
+	return o->order_given ? o->caller : true;
+}
+
+/*
+ * The distinct rows that the entries of chain r fall in, other than its own row self (index
+ * self_idx), each with the chain position of its first entry in the order perf walks the chain
+ * (iter_add_next_cumulative_entry(): from the outermost caller in, in the children view's
+ * caller order); an entry without a map keeps the level of the last one before it that had a
+ * map, or the sample's own (fill_callchain_info() leaves it as it was). Return: how many, in
+ * rows[] and pos[].
+ */
+static u32 chain_rows(struct profile *p, struct hists *hs, u32 self_idx, const struct chain_rec *r,
+		      u32 *rows, u32 *pos)
+{
+	const struct hist_entry self = hs->v[self_idx];
+	bool caller = children_caller(p->o);
+	u32 n = r->n & 0x7fffffffu, nr = 0;
+	char level = session_frame(&p->s, self.frame)->level;
+
+	for (u32 i = 0; i < n; i++) {
+		u32 k = caller ? n - 1 - i : i, row, m;
+		const struct frame *fr = session_frame(&p->s, r->frames[k]);
+
+		if (fr->dso)
+			level = fr->level;
+		row = chain_entry_row(p, hs, &self, r->comm, r->frames[k], level);
+		if (row == self_idx)
+			continue;
+		for (m = 0; m < nr && rows[m] != row; m++)
+			;
+		if (m < nr)
+			continue;
+		rows[nr] = row;
+		pos[nr++] = k;
+	}
+	return nr;
+}
+
+/*
+ * --children, as perf's cumulative entries count (hist.c, iter_add_next_cumulative_entry()):
+ * every row gets the period of its own samples, and every other distinct row that the entries of
+ * a sample's call chain fall in gets the sample's period once, however often the chain passes it
+ * (recursion). Done once per distinct chain with its counts, after the file is read.
+ */
+static void children_add(struct profile *p)
+{
+	/* rows by gid, as (event, index): the rows added here move the arrays */
+	u32 *ev_of = xmalloc((p->next_gid ? p->next_gid : 1) * 2 * sizeof(u32));
+	u32 rows[MAX_STACK + 1], pos[MAX_STACK + 1];
+	size_t off = 0;
+
+	for (u32 i = 0; i < p->nr_ev; i++) {
+		for (u32 j = 0; j < p->ev[i].nr; j++) {
+			p->ev[i].v[j].acc_period = p->ev[i].v[j].period;
+			p->ev[i].v[j].acc_samples = p->ev[i].v[j].samples;
+			ev_of[2 * p->ev[i].v[j].gid] = i;
+			ev_of[2 * p->ev[i].v[j].gid + 1] = j;
+		}
+	}
+	while (off < p->arena_len) {
+		const struct chain_rec *r = chain_at(p, (u32)off);
+		u32 n = r->n & 0x7fffffffu, nr;
+		struct hists *hs;
+
+		off += (sizeof(*r) + n * sizeof(u32) + 7) / 8;
+		if (r->n & 0x80000000u)
+			continue; /* no call chain: the sample counts in its own row only */
+		hs = &p->ev[ev_of[2 * r->gid]];
+		nr = chain_rows(p, hs, ev_of[2 * r->gid + 1], r, rows, pos);
+		for (u32 k = 0; k < nr; k++) {
+			hs->v[rows[k]].acc_period += r->period;
+			hs->v[rows[k]].acc_samples += r->count;
+		}
+	}
+	free(ev_of);
+}
+
 int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 {
 	int ret;
@@ -824,17 +1114,31 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	session_init(&p->s, rep, add_sample, p);
 	/* pipe mode tells its events as it goes: whether they have chains is known then */
 	p->want_folded = o->folded || o->flamegraph;
-	p->want_chains = p->want_folded || o->chain_mode != CHAIN_NONE;
+	p->want_chains = p->want_folded || o->chain_mode != CHAIN_NONE || o->children;
 	buckets_grow(p);
+	/* frame 0 is no frame: an empty entry never matches */
+	p->row_cache = xcalloc(1u << ROW_CACHE_BITS, sizeof(*p->row_cache));
+	for (u32 i = 0; i < o->nr_keys; i++) {
+		if (o->keys[i] == SORT_CPU)
+			o->row_by_cpu = true;
+		if (o->keys[i] == SORT_PID || o->keys[i] == SORT_TID)
+			o->row_by_tid = true;
+	}
 	ret = session_process(&p->s);
 	if (ret)
 		return ret;
+	memo_flush_all(p);
 	debug(2,
-	      "%" PRIu64 " samples, %" PRIu64 " with their thread's previous chain, %u distinct "
-	      "chains (%zu bytes), %u frames, %" PRIu64 " addresses resolved, %" PRIu64
-	      " the slow way",
-	      p->s.nr_samples, p->memo_hits, p->nr_chains, p->arena_len * 8, p->s.nr_frames,
-	      p->resolves, p->s.fcache_misses);
+	      "%" PRIu64 " samples, %" PRIu64 " rows looked up, %" PRIu64
+	      " with their thread's previous chain, %u distinct chains (%zu bytes), %u frames, "
+	      "%" PRIu64 " addresses resolved, %" PRIu64 " the slow way",
+	      p->s.nr_samples, p->row_lookups, p->memo_hits, p->nr_chains, p->arena_len * 8,
+	      p->s.nr_frames, p->resolves, p->s.fcache_misses);
+	/* as perf: without call chains in the file there is nothing to add up */
+	if (o->children && !file_has_chains(p->s.r))
+		o->children = false;
+	if (o->children)
+		children_add(p);
 	p->by_gid = xcalloc(p->next_gid ? p->next_gid : 1, sizeof(*p->by_gid));
 	for (u32 i = 0; i < p->nr_ev; i++)
 		for (u32 j = 0; j < p->ev[i].nr; j++)
@@ -858,5 +1162,6 @@ void profile_free(struct profile *p)
 	free(p->frame_dso);
 	free(p->frame_name);
 	free(p->by_gid);
+	free(p->row_cache);
 	session_exit(&p->s);
 }

@@ -51,10 +51,13 @@ struct report_opts {
 	enum chain_mode chain_mode;
 	bool chain_mode_given; /* -g given (none included) */
 	bool caller;	       /* -g caller: root first */
+	bool order_given;      /* -g caller or callee was given (--children defaults to caller) */
 	double chain_min;      /* percent, 0.5 by default */
 	double percent_limit;  /* --percent-limit */
 	bool json;
 	bool folded;
+	bool row_by_cpu, row_by_tid; /* set by profile_run(): rows differ by CPU, by thread */
+	bool children; /* --children: rows also count the samples whose call chains pass them */
 	const char *flamegraph; /* --flamegraph FILE */
 };
 
@@ -73,9 +76,10 @@ struct hist_entry {
 	u32 frame;	       /* the frame of its first sample */
 	struct thread *thread; /* the thread of its first sample */
 	u64 period, samples;
-	u32 chain_root; /* the root of its call-chain tree; 0 for none */
-	u32 gid;	/* a number unique across events */
-	int attr;	/* its event */
+	u64 acc_period, acc_samples; /* --children: with the samples of chains through it */
+	u32 chain_root;		     /* the root of its call-chain tree; 0 for none */
+	u32 gid;		     /* a number unique across events */
+	int attr;		     /* its event */
 };
 
 struct hist_bucket {
@@ -131,9 +135,11 @@ struct profile {
 	size_t arena_len, arena_cap; /* in 8-byte words */
 	struct chain_bucket *buckets;
 	u32 bucket_mask, nr_chains;
-	u64 memo_hits; /* samples whose chain was their thread's previous one (-vv) */
-	u64 resolves;  /* chain addresses resolved (not taken from the memo) */
-	u32 *scratch;  /* chain_frames()'s per-entry frames and modes */
+	u64 memo_hits;	 /* samples whose chain was their thread's previous one (-vv) */
+	u64 row_lookups; /* samples whose row was not one of their thread's last (-vv) */
+	struct row_cache_entry *row_cache;
+	u64 resolves; /* chain addresses resolved (not taken from the memo) */
+	u32 *scratch; /* chain_frames()'s per-entry frames and modes */
 	u32 scratch_cap;
 	/* the trees */
 	struct cnode *nodes;
@@ -165,6 +171,12 @@ void profile_free(struct profile *p);
  * the folded tree, from the distinct chains.
  */
 void profile_chains_build(struct profile *p);
+
+/* What a row's share is of: its own period, or with --children what passed through it. */
+static inline u64 entry_shown_period(const struct report_opts *o, const struct hist_entry *e)
+{
+	return o->children ? e->acc_period : e->period;
+}
 
 /* The smallest period a call graph of event hs shows (perf's min_callchain_hits). */
 static inline u64 hists_min_chain_hit(const struct hists *hs, double min_pct)

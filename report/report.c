@@ -203,12 +203,14 @@ static void usage(FILE *f)
 	    "                        the smallest share shown, in percent (default 0.5)\n"
 	    "      --percent-limit PCT\n"
 	    "                        hide rows (and chains) below PCT percent\n"
-	    "      --json            print the table (or the overhead view) as JSON\n"
+	    "      --json            print the table (or the overhead or counters view) as JSON\n"
 	    "      --folded          print folded stacks, one line per stack with its number of\n"
 	    "                        samples, root first (flamegraph.pl, speedscope)\n"
 	    "      --flamegraph FILE write a flame graph of the samples to FILE (SVG)\n"
 	    "      --stdio           accepted for perf compatibility (the output is text)\n"
-	    "      --no-children     accepted for perf compatibility (the only mode)\n"
+	    "      --children        rows also count the samples whose call chains pass\n"
+	    "                        through them (a Children column before Self)\n"
+	    "      --no-children     rows count only their own samples (the default)\n"
 	    "      --stats           count the records of each type, as perf report --stats does\n"
 	    "  -D, --dump-raw-trace  print every record in file order, samples decoded\n"
 	    "      --header-only     print the header and the features, as perf report\n"
@@ -378,8 +380,10 @@ static bool parse_call_graph(struct report_opts *o, const char *arg)
 			tmp.chain_mode = CHAIN_NONE;
 		} else if (!strcmp(tok, "caller")) {
 			tmp.caller = true;
+			tmp.order_given = true;
 		} else if (!strcmp(tok, "callee")) {
 			tmp.caller = false;
+			tmp.order_given = true;
 		} else if (!strcmp(tok, "function") || !strcmp(tok, "percent")) {
 			/* perf's defaults, the only ones prec has */
 		} else if (!have_pct) {
@@ -584,12 +588,13 @@ int cmd_report(int argc, char **argv)
 			o.flamegraph = optarg;
 			break;
 		case OPT_STDIO:
+			break;
 		case OPT_NO_CHILDREN:
+			o.children = false;
 			break;
 		case OPT_CHILDREN:
-			usage_error("report", "--children is not supported: prec report shows each "
-					      "symbol's own samples (perf's --no-children)");
-			goto usage;
+			o.children = true;
+			break;
 		case OPT_STATS:
 			stats = true;
 			break;

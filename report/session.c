@@ -393,6 +393,8 @@ static u32 frame_get(struct session *s, struct dso *dso, const struct sym *sym, 
 			return id;
 	}
 	if (s->nr_frames == s->cap_frames) {
+		if (s->cap_frames >= FRAME_UNRESOLVED / 2)
+			die("more distinct functions and addresses than prec report can hold");
 		s->cap_frames *= 2;
 		s->frames = xrealloc(s->frames, s->cap_frames * sizeof(*s->frames));
 	}
@@ -451,6 +453,7 @@ static void kernel_ensure(struct session *s)
 	}
 }
 
+/* The frame of ip, with FRAME_UNRESOLVED when no symbol holds it. */
 static u32 resolve_slow(struct session *s, struct thread *t, u16 cpumode, u64 ip)
 {
 	struct maps *maps;
@@ -470,19 +473,19 @@ static u32 resolve_slow(struct session *s, struct thread *t, u16 cpumode, u64 ip
 		level = '.';
 		break;
 	default:
-		return frame_get(s, NULL, NULL, ip, ip, 'H');
+		return frame_get(s, NULL, NULL, ip, ip, 'H') | FRAME_UNRESOLVED;
 	}
 	m = maps_find(maps, ip);
 	if (!m)
-		return frame_get(s, NULL, NULL, ip, ip, level);
+		return frame_get(s, NULL, NULL, ip, ip, level) | FRAME_UNRESOLVED;
 	if (!m->identity)
 		rel = ip - m->start + m->pgoff;
 	/* symbols of files sit at file offsets: what the map gives (see symbols.h) */
 	sym = dso_find_sym(&s->dsos, m->dso, rel);
-	return frame_get(s, m->dso, sym, ip, rel, level);
+	return frame_get(s, m->dso, sym, ip, rel, level) | (sym ? 0 : FRAME_UNRESOLVED);
 }
 
-u32 session_resolve(struct session *s, struct thread *t, u16 cpumode, u64 ip)
+u32 session_resolve_flagged(struct session *s, struct thread *t, u16 cpumode, u64 ip)
 {
 	const struct maps *maps = cpumode == PERF_RECORD_MISC_KERNEL ? s->kmaps : t->maps;
 	u32 tag = maps->gen << 3 | (cpumode & 7), frame;
@@ -924,7 +927,12 @@ static void fill_psample(struct session *s, const struct pd_sample *smp, int idx
 	p->chain = NULL;
 }
 
-static int read_sample(struct session *s, const struct pd_record_header *h, bool ordered)
+/*
+ * A sample waits in the queue as its decoded fields; its call chain stays where the record is
+ * when that is the file's mapping (stable), else it is copied after them.
+ */
+static int read_sample(struct session *s, const struct pd_record_header *h, bool ordered,
+		       bool stable)
 {
 	struct pd_sample smp;
 	struct psample *p;
@@ -941,12 +949,16 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 		return report_read_error(s->rep);
 	s->nr_samples++;
 	nr = smp.sample_type & PERF_SAMPLE_CALLCHAIN ? (u32)smp.callchain_nr : 0;
-	ev = queue_alloc(s->q, sizeof(*ev) + sizeof(*p) + (size_t)nr * 8);
+	stable = stable && !((uintptr_t)smp.callchain & 7);
+	ev = queue_alloc(s->q, sizeof(*ev) + sizeof(*p) + (stable ? 0 : (size_t)nr * 8));
 	ev->type = PERF_RECORD_SAMPLE;
 	p = (struct psample *)(ev + 1);
 	fill_psample(s, &smp, idx, p);
 	p->chain_recorded = !!(smp.sample_type & PERF_SAMPLE_CALLCHAIN);
-	if (nr) {
+	if (nr && stable) {
+		p->nr_chain = nr;
+		p->chain = smp.callchain;
+	} else if (nr) {
 		u64 *chain = (u64 *)(p + 1);
 
 		memcpy(chain, smp.callchain, (size_t)nr * 8);
@@ -989,7 +1001,9 @@ static int read_sideband(struct session *s, const struct pd_record_header *h, bo
  * The file's mapping is read once, front to back: drop the pages behind from this process (they
  * stay in the page cache), or they all count in its resident size. format/ maps the whole file
  * privately and read-only, so dropping pages can lose nothing: a page touched again is read
- * again from the file.
+ * again from the file. Samples in the queue point into the mapping for their call chains: pages
+ * are dropped only up to the FINISHED_ROUND before the last one, whose records have all gone out
+ * at the last flush (without rounds, up to 1 MiB behind: a chain there is read again).
  */
 struct drop_map {
 	u8 *base;
@@ -1038,7 +1052,8 @@ int session_process(struct session *s)
 {
 	struct pd_event ev;
 	struct drop_map dm;
-	bool ordered = true;
+	bool ordered = true, rounds = false;
+	u64 round_before = 0, round_last = 0;
 	int ret;
 
 	/* perf falls back to unordered processing without sample_id_all */
@@ -1048,9 +1063,13 @@ int session_process(struct session *s)
 	find_mapping(s, &dm);
 	while ((ret = report_next(s->rep, &ev)) > 0) {
 		const struct pd_record_header *h = ev.header;
+		u64 safe = round_before;
 
-		if (dm.base && ev.offset > dm.dropped + (32u << 20)) {
-			u64 upto = (ev.offset - (1u << 20)) & ~(u64)4095;
+		if (!rounds)
+			safe = ev.offset > (1u << 20) ? ev.offset - (1u << 20) : 0;
+
+		if (dm.base && safe > dm.dropped + (32u << 20)) {
+			u64 upto = safe & ~(u64)4095;
 
 			if (upto <= dm.len) {
 				madvise(dm.base + dm.dropped, upto - dm.dropped, MADV_DONTNEED);
@@ -1059,7 +1078,9 @@ int session_process(struct session *s)
 		}
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
-			if (read_sample(s, h, ordered))
+			if (read_sample(s, h, ordered,
+					dm.base && !ev.compressed && (const u8 *)h >= dm.base &&
+					    (const u8 *)h + h->size <= dm.base + dm.len))
 				return -1;
 			break;
 		case PERF_RECORD_MMAP:
@@ -1091,6 +1112,10 @@ int session_process(struct session *s)
 			if (ordered) {
 				queue_flush(s, s->q->next_flush);
 				s->q->next_flush = s->q->max_time;
+				/* what was read before the previous round has all gone out now */
+				round_before = round_last;
+				round_last = ev.offset;
+				rounds = true;
 			}
 			break;
 		}
@@ -1119,6 +1144,7 @@ void session_init(struct session *s, struct report *rep, sample_fn fn, void *arg
 	s->sample_arg = arg;
 	bids = pd_reader_feature(s->r, PD_FEAT_BUILD_ID, &len);
 	dsos_init(&s->dsos, bids, len);
+	dsos_prefetch(&s->dsos);
 	s->threads_mask = 1023;
 	s->threads = xcalloc(s->threads_mask + 1, sizeof(*s->threads));
 	s->strs_mask = 1023;
@@ -1132,6 +1158,13 @@ void session_init(struct session *s, struct report *rep, sample_fn fn, void *arg
 	s->q = xcalloc(1, sizeof(*s->q));
 	s->kmaps = maps_new();
 	s->kernel = dsos_findnew(&s->dsos, "[kernel.kallsyms]", DSO_KERNEL);
+	/* kallsyms will be needed when some event samples the kernel (pipe mode: not known yet) */
+	for (u32 i = 0; i < pd_reader_nr_attrs(s->r) || !pd_reader_nr_attrs(s->r); i++) {
+		if (i >= pd_reader_nr_attrs(s->r) || !pd_reader_attr(s->r, i)->exclude_kernel) {
+			kernel_prefetch(&s->dsos);
+			break;
+		}
+	}
 	/* the modules now, as perf does at start; the kernel map when first needed */
 	nr = kernel_modules(&mods);
 	for (u32 i = 0; i < nr; i++) {

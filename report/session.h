@@ -69,7 +69,7 @@ struct psample {
 	u16 cpumode;
 	u32 nr_chain;	     /* 0 without PERF_SAMPLE_CALLCHAIN */
 	bool chain_recorded; /* its event has PERF_SAMPLE_CALLCHAIN */
-	const u64 *chain;
+	const u64 *chain;    /* in the file's mapping, or a copy in the queue: valid in the call */
 };
 
 struct session;
@@ -139,12 +139,26 @@ void session_exit(struct session *s);
  */
 int session_process(struct session *s);
 
+/* The flag session_resolve_flagged() sets on frames that have no symbol. */
+#define FRAME_UNRESOLVED 0x80000000u
+
+/**
+ * session_resolve_flagged - the frame of address ip of thread t in cpumode, with
+ * FRAME_UNRESOLVED set when it has no symbol (so that the caller need not look at the frame).
+ *
+ * Return: the frame's number (1 and up), maybe with FRAME_UNRESOLVED.
+ */
+u32 session_resolve_flagged(struct session *s, struct thread *t, u16 cpumode, u64 ip);
+
 /**
  * session_resolve - the frame of address ip of thread t in cpumode.
  *
  * Return: the frame's number (1 and up).
  */
-u32 session_resolve(struct session *s, struct thread *t, u16 cpumode, u64 ip);
+static inline u32 session_resolve(struct session *s, struct thread *t, u16 cpumode, u64 ip)
+{
+	return session_resolve_flagged(s, t, cpumode, ip) & ~FRAME_UNRESOLVED;
+}
 
 static inline const struct frame *session_frame(const struct session *s, u32 id)
 {

@@ -19,6 +19,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,12 @@
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
 #endif
+
+static char *kernel_prefetched(struct dsos *d, size_t *len, bool cancel);
+static void prefetch_stop(struct dsos *d);
+
+/* Set in dsos_prefetch()'s thread, which must not print. */
+static __thread bool in_prefetch_thread;
 
 struct bid_entry {
 	const char *name;
@@ -160,20 +167,19 @@ static size_t operator_len(const char *s, size_t i)
 
 /*
  * Cut a demangled name down to what perf shows (libiberty's DMGL_NO_OPTS): no parameter list,
- * no return type, no const; clone suffixes ("[clone .isra.0]") kept.
+ * no return type, no const, and no clone suffix: libiberty reads ".isra.0" or ".constprop.0"
+ * after a mangled name only when it prints parameters, so perf shows
+ * _ZL4workRK1Sii.constprop.0 as "work", and all clones of a function under its one name.
  */
 static void strip_demangled(char *s)
 {
-	char suffix[256] = "";
 	char *clone = strstr(s, " [clone ");
 	size_t n, i, start = 0, last_space = 0;
 	int depth = 0;
 	bool have_space = false;
 
-	if (clone) {
-		snprintf(suffix, sizeof(suffix), "%s", clone);
+	if (clone)
 		*clone = '\0';
-	}
 	n = strlen(s);
 	for (;;) {
 		static const char *const quals[] = {" const", " volatile", " &&", " &",
@@ -226,9 +232,6 @@ static void strip_demangled(char *s)
 	if (have_space)
 		start = last_space + 1;
 	memmove(s, s + start, n - start + 1);
-	n -= start;
-	if (*suffix)
-		memcpy(s + n, suffix, strlen(suffix) + 1);
 }
 
 /* The name perf shows for an ELF symbol: C++ names demangled without their parameters. */
@@ -249,6 +252,28 @@ static const char *demangle(const char *name, char *buf, size_t len)
 	if (!strstr(buf, " for ") && !strstr(buf, "thunk to "))
 		strip_demangled(buf);
 	return *buf ? buf : name;
+}
+
+/* Names demangled after loading, by sym_demangle(): they outlive no session. */
+static struct strpool lazy_names;
+
+static void sym_demangle_into(struct sym *s, struct strpool *pool)
+{
+	char dbuf[4096];
+	const char *n = demangle(s->name, dbuf, sizeof(dbuf));
+
+	if (n != s->name) {
+		s->namelen = (u32)strlen(n);
+		s->name = pool_strndup(pool, n, s->namelen);
+	}
+	s->mangled = 0;
+}
+
+const char *sym_demangle(struct sym *s)
+{
+	if (s->mangled)
+		sym_demangle_into(s, &lazy_names);
+	return s->name;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -307,6 +332,7 @@ static void dso_free(struct dso *dso)
 	free(dso->name);
 	free(dso->syms);
 	free(dso->starts);
+	free(dso->starts_idx);
 	free(dso->segs);
 	pool_free(&dso->strings);
 	free(dso->symsrc);
@@ -316,7 +342,11 @@ static void dso_free(struct dso *dso)
 void dsos_exit(struct dsos *d)
 {
 	struct dso *dso, *next;
+	size_t len;
 
+	free(kernel_prefetched(d, &len, true));
+	prefetch_stop(d);
+	pool_free(&lazy_names);
 	for (dso = d->first; dso; dso = next) {
 		next = dso->next;
 		dso_free(dso);
@@ -421,6 +451,7 @@ void dso_add_sym(struct dso *dso, u64 start, u64 end, const char *name, size_t n
 	s->namelen = (u32)namelen;
 	s->frame = 0;
 	s->binding = binding;
+	s->mangled = 0;
 }
 
 /* A stable merge sort by start: among symbols at one address, the first added comes first. */
@@ -499,6 +530,11 @@ void dso_sort_syms(struct dso *dso, bool fixup_ends)
 	/* duplicates at one address: keep the best (symbols__fixup_duplicate()) */
 	for (u32 i = 0; i < n; i++) {
 		if (out && s[out - 1].start == s[i].start) {
+			/* perf compares the demangled names */
+			if (s[out - 1].mangled)
+				sym_demangle_into(&s[out - 1], &dso->strings);
+			if (s[i].mangled)
+				sym_demangle_into(&s[i], &dso->strings);
 			if (!better_sym(&s[out - 1], &s[i]))
 				s[out - 1] = s[i];
 			continue;
@@ -510,6 +546,19 @@ void dso_sort_syms(struct dso *dso, bool fixup_ends)
 	dso->starts = xmalloc(out * sizeof(u64));
 	for (u32 i = 0; i < out; i++)
 		dso->starts[i] = s[i].start;
+	/*
+	 * Every SYM_BLOCK-th start, for big symbol tables (the kernel's): a binary search of the
+	 * whole array misses the cache at each of its last steps, this index stays in it.
+	 */
+	free(dso->starts_idx);
+	dso->starts_idx = NULL;
+	dso->nr_idx = 0;
+	if (out >= 4 * SYM_BLOCK) {
+		dso->nr_idx = (out + SYM_BLOCK - 1) / SYM_BLOCK;
+		dso->starts_idx = xmalloc(dso->nr_idx * sizeof(u64));
+		for (u32 i = 0; i < dso->nr_idx; i++)
+			dso->starts_idx[i] = dso->starts[i * SYM_BLOCK];
+	}
 }
 
 const struct sym *dso_find_sym(struct dsos *d, struct dso *dso, u64 addr)
@@ -524,6 +573,22 @@ const struct sym *dso_find_sym(struct dsos *d, struct dso *dso, u64 addr)
 	st = dso->starts;
 	if (!hi || addr < st[0])
 		return NULL;
+	if (dso->nr_idx) {
+		/* the block of the last start at or below addr, then within it */
+		u32 blo = 0, bhi = dso->nr_idx;
+
+		while (bhi - blo > 1) {
+			u32 mid = blo + (bhi - blo) / 2;
+
+			if (dso->starts_idx[mid] <= addr)
+				blo = mid;
+			else
+				bhi = mid;
+		}
+		lo = blo * SYM_BLOCK;
+		if (lo + SYM_BLOCK < hi)
+			hi = lo + SYM_BLOCK;
+	}
 	/* the last symbol starting at or below addr, searched in the starts alone (dense) */
 	while (hi - lo > 1) {
 		u32 mid = lo + (hi - lo) / 2;
@@ -738,6 +803,7 @@ static u32 load_elf_syms(struct dso *dso, struct elf_file *f, u32 type)
 	u32 before = dso->nr_syms;
 	struct sec_info *secs;
 	size_t nr_secs;
+	bool cxx = demangler() != NULL;
 
 	secs = read_sections(f->elf, &nr_secs);
 	while ((scn = elf_nextscn(f->elf, scn))) {
@@ -753,7 +819,6 @@ static u32 load_elf_syms(struct dso *dso, struct elf_file *f, u32 type)
 		for (size_t i = 1; i < nsyms; i++) {
 			GElf_Sym s;
 			const char *name;
-			char dbuf[4096];
 			u64 start;
 			u8 st, vis;
 
@@ -765,7 +830,8 @@ static u32 load_elf_syms(struct dso *dso, struct elf_file *f, u32 type)
 			    s.st_shndx >= nr_secs || !secs[s.st_shndx].alloc)
 				continue;
 			if (st == STT_NOTYPE) {
-				if (!secs[s.st_shndx].text || vis == STV_HIDDEN || vis == STV_INTERNAL)
+				if (!secs[s.st_shndx].text || vis == STV_HIDDEN ||
+				    vis == STV_INTERNAL)
 					continue;
 			} else if (st != STT_FUNC && st != STT_GNU_IFUNC && st != STT_OBJECT) {
 				continue;
@@ -773,10 +839,12 @@ static u32 load_elf_syms(struct dso *dso, struct elf_file *f, u32 type)
 			name = elf_strptr(f->elf, sh.sh_link, s.st_name);
 			if (!name || !*name)
 				continue;
-			name = demangle(name, dbuf, sizeof(dbuf));
 			start = vaddr_to_offset(dso, s.st_value);
 			dso_add_sym(dso, start, start + s.st_size, name, strlen(name),
 				    GELF_ST_BIND(s.st_info));
+			/* demangled when shown (sym_name()): most never are */
+			dso->syms[dso->nr_syms - 1].mangled =
+			    name[0] == '_' && name[1] == 'Z' && cxx;
 		}
 		break;
 	}
@@ -859,8 +927,8 @@ static u32 synth_plt(struct dso *dso, struct elf_file *f)
 		if (sname)
 			sname = demangle(sname, dbuf, sizeof(dbuf));
 		snprintf(name, sizeof(name), "%s@plt", sname ? sname : "");
-		dso_add_sym(dso, vaddr_to_offset(dso, addr), vaddr_to_offset(dso, addr) + entsize, name,
-			    strlen(name), STB_GLOBAL);
+		dso_add_sym(dso, vaddr_to_offset(dso, addr), vaddr_to_offset(dso, addr) + entsize,
+			    name, strlen(name), STB_GLOBAL);
 		added++;
 	}
 	return added;
@@ -939,7 +1007,8 @@ static void load_perf_map(struct dso *dso)
  * .dynsym), PT_LOADs from the first candidate that is the mapped file itself (not a separate
  * debug file, whose program headers have no file offsets).
  */
-static void load_elf_dso(struct dsos *d, struct dso *dso)
+/* The symbols of a user-space ELF dso; prints nothing (it may run in the prefetch thread). */
+static void load_elf_dso_quiet(struct dsos *d, struct dso *dso)
 {
 	char paths[3][PATH_MAX], hex[2 * BUILD_ID_MAX + 1];
 	bool is_debug[3] = {false, false, false}, mismatch = false, found = false,
@@ -999,7 +1068,9 @@ static void load_elf_dso(struct dsos *d, struct dso *dso)
 		if (!bid_matches(dso, f)) {
 			if (!is_debug[i])
 				mismatch = true;
-			debug(1, "%s: build-id mismatch, not using %s", dso->name, paths[i]);
+			if (!in_prefetch_thread)
+				debug(1, "%s: build-id mismatch, not using %s", dso->name,
+				      paths[i]);
 			elf_file_close(f);
 			continue;
 		}
@@ -1057,6 +1128,14 @@ static void load_elf_dso(struct dsos *d, struct dso *dso)
 		dso->status = DSO_NOT_ELF;
 	else
 		dso->status = DSO_MISSING;
+	for (int i = 0; i < 4; i++)
+		if (files[i].elf || files[i].fd >= 0 || files[i].image)
+			elf_file_close(&files[i]);
+}
+
+/* What load_elf_syms_quiet() found, said by the main thread. */
+static void load_elf_report(struct dsos *d, struct dso *dso)
+{
 	if (dso->status == DSO_MISMATCH) {
 		char want[2 * BUILD_ID_MAX + 1];
 
@@ -1065,11 +1144,192 @@ static void load_elf_dso(struct dsos *d, struct dso *dso)
 			"not in it, nor in %s/.build-id); its samples are left unresolved",
 			dso->name, want, d->home_debug);
 	}
-	for (int i = 0; i < 4; i++)
-		if (files[i].elf || files[i].fd >= 0 || files[i].image)
-			elf_file_close(&files[i]);
 	debug(1, "%s: %u symbols from %s (%s)", dso->name, dso->nr_syms,
 	      dso->symsrc ? dso->symsrc : "nowhere", dso_status_str(dso->status));
+}
+
+static void load_elf_dso(struct dsos *d, struct dso *dso)
+{
+	load_elf_dso_quiet(d, dso);
+	load_elf_report(d, dso);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Loading ahead */
+
+/*
+ * Reading a binary's symbols (ELF sections, demangling, sorting) is a fixed cost per binary that
+ * on a big profile adds up to a tenth of the time. The binaries the file has build-ids for are
+ * the ones it has samples in, as perf writes that feature: a thread loads them, in that order,
+ * into dsos of its own while the main thread reads the file, and dso_load() takes the result
+ * (or waits for the one being loaded, or loads one the thread has not started itself).
+ */
+enum { PF_TODO, PF_BUSY, PF_DONE };
+
+struct pf_entry {
+	struct dso *dso; /* the thread's; NULL once taken, or when the main thread loaded it */
+	int state;	 /* PF_*, under the lock */
+};
+
+struct dso_prefetch {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t done;
+	struct pf_entry *v;
+	u32 nr;
+	bool stop;
+};
+
+static void *prefetch_main(void *arg)
+{
+	struct dsos *d = arg;
+	struct dso_prefetch *pf = d->prefetch;
+
+	in_prefetch_thread = true;
+	for (u32 i = 0; i < pf->nr; i++) {
+		struct pf_entry *e = &pf->v[i];
+		bool mine;
+
+		pthread_mutex_lock(&pf->lock);
+		if (pf->stop) {
+			pthread_mutex_unlock(&pf->lock);
+			break;
+		}
+		mine = e->state == PF_TODO;
+		if (mine)
+			e->state = PF_BUSY;
+		pthread_mutex_unlock(&pf->lock);
+		if (!mine)
+			continue;
+		load_elf_dso_quiet(d, e->dso);
+		pthread_mutex_lock(&pf->lock);
+		e->state = PF_DONE;
+		pthread_cond_broadcast(&pf->done);
+		pthread_mutex_unlock(&pf->lock);
+	}
+	return NULL;
+}
+
+static bool prefetchable(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] == '/' && !strstr(name, "/lib/modules/") &&
+	       !(n > 3 && !strcmp(name + n - 3, ".ko")) && strncmp(name, "/tmp/perf-", 10);
+}
+
+void dsos_prefetch(struct dsos *d)
+{
+	struct dso_prefetch *pf;
+
+	if (d->prefetch || !d->nr_bids)
+		return;
+	/* what the thread shares with the main thread, set up before it starts */
+	elf_version(EV_CURRENT);
+	demangler();
+	pf = xcalloc(1, sizeof(*pf));
+	pf->v = xcalloc(d->nr_bids, sizeof(*pf->v));
+	for (u32 i = 0; i < d->nr_bids; i++) {
+		const struct bid_entry *b = &d->bids[i];
+		struct dso *dso;
+
+		if (!prefetchable(b->name))
+			continue;
+		dso = xcalloc(1, sizeof(*dso));
+		dso->name = xstrdup(b->name);
+		dso->kind = DSO_USER;
+		dso->has_build_id = true;
+		dso->build_id_size = b->size;
+		memcpy(dso->build_id, b->id, BUILD_ID_MAX);
+		pf->v[pf->nr++].dso = dso;
+	}
+	pthread_mutex_init(&pf->lock, NULL);
+	pthread_cond_init(&pf->done, NULL);
+	d->prefetch = pf;
+	if (pthread_create(&pf->thread, NULL, prefetch_main, d)) {
+		d->prefetch = NULL;
+		for (u32 i = 0; i < pf->nr; i++)
+			dso_free(pf->v[i].dso);
+		free(pf->v);
+		free(pf);
+	}
+}
+
+/* Stop the thread and free what it loaded and nobody took. */
+static void prefetch_stop(struct dsos *d)
+{
+	struct dso_prefetch *pf = d->prefetch;
+
+	if (!pf)
+		return;
+	pthread_mutex_lock(&pf->lock);
+	pf->stop = true;
+	pthread_mutex_unlock(&pf->lock);
+	pthread_join(pf->thread, NULL);
+	for (u32 i = 0; i < pf->nr; i++)
+		if (pf->v[i].dso)
+			dso_free(pf->v[i].dso);
+	pthread_mutex_destroy(&pf->lock);
+	pthread_cond_destroy(&pf->done);
+	free(pf->v);
+	free(pf);
+	d->prefetch = NULL;
+}
+
+/*
+ * Load dso from the thread's work when it is there: true when done (taken, or loaded here
+ * while the thread skips it), false when the thread has no such binary.
+ */
+static bool prefetch_take(struct dsos *d, struct dso *dso)
+{
+	struct dso_prefetch *pf = d->prefetch;
+	struct pf_entry *e = NULL;
+	struct dso *x;
+
+	if (!pf || dso->kind != DSO_USER)
+		return false;
+	for (u32 i = 0; i < pf->nr && !e; i++) {
+		x = pf->v[i].dso;
+		if (x && x->build_id_size == dso->build_id_size && dso->has_build_id &&
+		    !memcmp(x->build_id, dso->build_id, BUILD_ID_MAX) &&
+		    !strcmp(x->name, dso->name))
+			e = &pf->v[i];
+	}
+	if (!e)
+		return false;
+	pthread_mutex_lock(&pf->lock);
+	if (e->state == PF_TODO) {
+		/* not started: load it here, the thread will pass it by */
+		e->state = PF_DONE;
+		x = e->dso;
+		e->dso = NULL;
+		pthread_mutex_unlock(&pf->lock);
+		dso_free(x);
+		load_elf_dso(d, dso);
+		return true;
+	}
+	while (e->state != PF_DONE)
+		pthread_cond_wait(&pf->done, &pf->lock);
+	x = e->dso;
+	e->dso = NULL;
+	pthread_mutex_unlock(&pf->lock);
+	/* take what the thread found */
+	dso->status = x->status;
+	dso->dynsym_only = x->dynsym_only;
+	dso->syms = x->syms;
+	dso->starts = x->starts;
+	dso->starts_idx = x->starts_idx;
+	dso->nr_idx = x->nr_idx;
+	dso->nr_syms = x->nr_syms;
+	dso->cap_syms = x->cap_syms;
+	dso->strings = x->strings;
+	dso->segs = x->segs;
+	dso->nr_segs = x->nr_segs;
+	dso->symsrc = x->symsrc;
+	free(x->name);
+	free(x);
+	load_elf_report(d, dso);
+	return true;
 }
 
 void dso_load(struct dsos *d, struct dso *dso)
@@ -1085,6 +1345,9 @@ void dso_load(struct dsos *d, struct dso *dso)
 	}
 	switch (dso->kind) {
 	case DSO_USER:
+		if (!prefetch_take(d, dso))
+			load_elf_dso(d, dso);
+		break;
 	case DSO_VDSO:
 		load_elf_dso(d, dso);
 		break;
@@ -1132,6 +1395,120 @@ static char *read_whole(const char *path, size_t *len)
 	close(fd);
 	buf[n] = '\0';
 	*len = n;
+	return buf;
+}
+
+/*
+ * Reading /proc/kallsyms is slow (the kernel formats every line: tens of milliseconds), and
+ * prec report needs it only when the first kernel address comes up: a thread reads it from the
+ * start, while the main thread reads the file, and kernel_load() takes what it read.
+ */
+struct kallsyms_prefetch {
+	pthread_t thread;
+	char *buf; /* NULL when it could not be read: kernel_load() reads it itself */
+	size_t len;
+	int fd;	   /* the thread's, for its cancellation cleanup */
+	char *tmp; /* the buffer being filled */
+};
+
+/* A cancelled reader (dsos_exit() before any kernel address came up) frees what it had. */
+static void kallsyms_reader_cleanup(void *arg)
+{
+	struct kallsyms_prefetch *k = arg;
+
+	free(k->tmp);
+	k->tmp = NULL;
+	if (k->fd >= 0)
+		close(k->fd);
+	k->fd = -1;
+}
+
+/* Read all of k->fd into k->tmp (NULL when it could not be), its length in k->len. */
+static void kallsyms_read_all(struct kallsyms_prefetch *k)
+{
+	size_t cap = 4 << 20, n = 0;
+	char *nb;
+
+	/* plain malloc: this thread must not die on a failed allocation, the caller retries */
+	k->tmp = malloc(cap + 1);
+	while (k->tmp) {
+		ssize_t r;
+
+		if (n == cap) {
+			cap *= 2;
+			nb = realloc(k->tmp, cap + 1);
+			if (!nb) {
+				free(k->tmp);
+				k->tmp = NULL;
+				break;
+			}
+			k->tmp = nb;
+		}
+		r = read(k->fd, k->tmp + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(k->tmp);
+			k->tmp = NULL;
+		}
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	if (k->tmp)
+		k->tmp[n] = '\0';
+	k->len = n;
+}
+
+static void *kallsyms_reader(void *arg)
+{
+	struct kallsyms_prefetch *k = arg;
+
+	k->fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (k->fd < 0)
+		return NULL;
+	pthread_cleanup_push(kallsyms_reader_cleanup, k);
+	kallsyms_read_all(k);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	k->buf = k->tmp;
+	k->tmp = NULL;
+	pthread_cleanup_pop(1);
+	return NULL;
+}
+
+void kernel_prefetch(struct dsos *d)
+{
+	struct kallsyms_prefetch *k;
+
+	if (d->kpre)
+		return;
+	k = xcalloc(1, sizeof(*k));
+	k->fd = -1;
+	if (pthread_create(&k->thread, NULL, kallsyms_reader, k)) {
+		free(k);
+		return;
+	}
+	d->kpre = k;
+}
+
+/*
+ * What the prefetch thread read (malloc'ed, the caller frees), or NULL; with cancel, the
+ * thread is stopped where it is (nobody needs kallsyms any more).
+ */
+static char *kernel_prefetched(struct dsos *d, size_t *len, bool cancel)
+{
+	struct kallsyms_prefetch *k = d->kpre;
+	char *buf;
+
+	if (!k)
+		return NULL;
+	if (cancel)
+		pthread_cancel(k->thread);
+	pthread_join(k->thread, NULL);
+	buf = k->buf;
+	*len = k->len;
+	free(k);
+	d->kpre = NULL;
 	return buf;
 }
 
@@ -1311,7 +1688,9 @@ void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc)
 		}
 		path = cached;
 	}
-	buf = read_whole(path, &len);
+	buf = path == cached ? NULL : kernel_prefetched(d, &len, false);
+	if (!buf)
+		buf = read_whole(path, &len);
 	if (!buf) {
 		kernel->status = DSO_NO_KALLSYMS;
 		return;

@@ -31,7 +31,28 @@ struct sym {
 	u32 namelen;
 	u32 frame;  /* the session's frame for it, once there is one (0 until then) */
 	u8 binding; /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
+	u8 mangled; /* name is still the C++ mangled name: sym_name() demangles it once */
 };
+
+/*
+ * sym_demangle - demangle s's name in place (main thread only), as perf shows C++ names.
+ *
+ * Return: the name.
+ */
+const char *sym_demangle(struct sym *s);
+
+/* The name of s, demangled: most symbols of a binary are never shown, so that waits till then. */
+static inline const char *sym_name(const struct sym *s)
+{
+	return s->mangled ? sym_demangle((struct sym *)s) : s->name;
+}
+
+static inline u32 sym_namelen(const struct sym *s)
+{
+	if (s->mangled)
+		sym_demangle((struct sym *)s);
+	return s->namelen;
+}
 
 enum dso_kind {
 	DSO_USER,    /* an ELF file mapped by a process */
@@ -53,6 +74,8 @@ enum dso_status {
 	DSO_NOT_ELF,	 /* unreadable, or not an ELF file */
 	DSO_NO_KALLSYMS, /* kernel: /proc/kallsyms unreadable or all zeros (kptr_restrict) */
 };
+
+#define SYM_BLOCK 64
 
 struct dso_seg {
 	u64 vaddr, memsz, offset;
@@ -84,6 +107,8 @@ struct dso {
 
 	struct sym *syms; /* sorted by start */
 	u64 *starts;	  /* their starts, for the binary search (after dso_sort_syms()) */
+	u64 *starts_idx;  /* every SYM_BLOCK-th of them, for big tables (NULL for small ones) */
+	u32 nr_idx;
 	u32 nr_syms, cap_syms;
 	struct strpool strings; /* owns the names of syms */
 
@@ -104,7 +129,9 @@ struct dsos {
 	/* the perf.data file's BUILD_ID feature: name -> build-id, applied to new dsos */
 	struct bid_entry *bids;
 	u32 nr_bids;
-	char *home_debug; /* ~/.debug */
+	char *home_debug;		/* ~/.debug */
+	struct kallsyms_prefetch *kpre; /* kernel_prefetch()'s thread, until kernel_load() */
+	struct dso_prefetch *prefetch;	/* dsos_prefetch()'s thread */
 };
 
 /**
@@ -122,6 +149,12 @@ void dsos_exit(struct dsos *d);
 struct dso *dsos_findnew(struct dsos *d, const char *name, enum dso_kind kind);
 
 /**
+ * dsos_prefetch - start loading, in a thread, the symbols of the binaries the file has build-ids
+ * for; dso_load() takes them. The thread is stopped by dsos_exit().
+ */
+void dsos_prefetch(struct dsos *d);
+
+/**
  * dso_load - read the symbols of a user-space dso (ELF, vdso, perf map) once.
  *
  * Never fails: a dso that has no symbols gets a status that says why.
@@ -134,7 +167,6 @@ void dso_load(struct dsos *d, struct dso *dso);
  * Return: the symbol, or NULL.
  */
 const struct sym *dso_find_sym(struct dsos *d, struct dso *dso, u64 addr);
-
 
 /**
  * dso_add_sym - add a symbol (names are copied); the array is sorted again by dso_sort_syms().
@@ -169,6 +201,12 @@ struct maps;
  * Return: nothing; the kernel dso's status says what happened.
  */
 void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc);
+
+/**
+ * kernel_prefetch - start reading /proc/kallsyms in a thread, for kernel_load() to use; the
+ * thread is joined by kernel_load() or dsos_exit().
+ */
+void kernel_prefetch(struct dsos *d);
 
 /**
  * kernel_running_range - _text and _etext of the running kernel, from /proc/kallsyms (cheap:

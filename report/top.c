@@ -62,6 +62,9 @@ static int entry_cmp(const void *pa, const void *pb)
 	const struct hist_entry *b = sort_profile->by_gid[*(const u32 *)pb];
 	int c;
 
+	/* --children: by the period through the row first, as perf's children column sorts */
+	if (sort_opts->children && a->acc_period != b->acc_period)
+		return a->acc_period > b->acc_period ? -1 : 1;
 	if (a->period != b->period)
 		return a->period > b->period ? -1 : 1;
 	for (u32 i = 0; i < sort_opts->nr_keys; i++) {
@@ -78,9 +81,9 @@ static int entry_cmp(const void *pa, const void *pb)
 			break;
 		case SORT_SYM:
 			c = cmp_str(
-			    a->resolved ? session_frame(&sort_profile->s, a->frame)->sym->name
+			    a->resolved ? sym_name(session_frame(&sort_profile->s, a->frame)->sym)
 					: NULL,
-			    b->resolved ? session_frame(&sort_profile->s, b->frame)->sym->name
+			    b->resolved ? sym_name(session_frame(&sort_profile->s, b->frame)->sym)
 					: NULL);
 			if (!c && !a->resolved && !b->resolved)
 				c = a->rel < b->rel ? -1 : a->rel > b->rel;
@@ -126,9 +129,9 @@ static void sym_cell(struct profile *p, const struct hist_entry *e, char *buf, s
 	const struct frame *fr = session_frame(&p->s, e->frame);
 
 	if (fr->sym)
-		snprintf(buf, len, "[%c] %s", fr->level, fr->sym->name);
+		snprintf(buf, len, "[%c] %s", fr->level, sym_name(fr->sym));
 	else /* perf's "%-#.*llx" with 16 digits: no 0x for 0, as printf has it */
-		snprintf(buf, len, "[%c] %#.16" PRIx64, fr->level, fr->rel);
+		snprintf(buf, len, "[%c] %#.16" PRIx64, e->level, e->rel);
 }
 
 static const char *dso_cell(struct profile *p, const struct hist_entry *e)
@@ -152,8 +155,8 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 		if (l > comm)
 			comm = l;
 		if (fr->sym) {
-			if (fr->sym->namelen + 4 > sym)
-				sym = fr->sym->namelen + 4;
+			if (sym_namelen(fr->sym) + 4 > sym)
+				sym = sym_namelen(fr->sym) + 4;
 		} else {
 			unresolved = true;
 			if (22 > sym)
@@ -205,6 +208,8 @@ static void print_row(struct profile *p, const struct hists *hs, const struct hi
 	for (u32 k = 0; k < o->nr_keys; k++)
 		if (!c->elide[k])
 			last = (int)k;
+	if (o->children)
+		fprintf(out, "  %7.2f%%", pct(e->acc_period, hs->total_period));
 	fprintf(out, "  %7.2f%%", pct(e->period, hs->total_period));
 	for (u32 k = 0; k < o->nr_keys; k++) {
 		int w = (int)c->width[k];
@@ -394,7 +399,7 @@ static void print_graph(struct profile *p, const struct hists *hs, const struct 
 			 ? (u64)ceil((double)p->nodes[root].cumul * o->chain_min / 100.0)
 			 : g.min_hit,
 		     &nr);
-	if (nr == 1 && p->nodes[v[0]].cumul == e->period) {
+	if (nr == 1 && p->nodes[v[0]].cumul == entry_shown_period(o, e)) {
 		/* one root that holds it all: no percentage, and one column less */
 		u32 x = v[0], end = run_end(p, x), k = 0;
 		bool printed = false;
@@ -423,10 +428,9 @@ static void print_graph(struct profile *p, const struct hists *hs, const struct 
 		top = end;
 	}
 	free(v);
+	/* perf's callchain__fprintf_graph(): fractal shares below are of the row's period */
 	if (o->chain_mode == CHAIN_FRACTAL)
-		total = e->period;
-	if (top != root && o->chain_mode == CHAIN_FRACTAL)
-		total = p->nodes[top].cumul - p->nodes[top].hit;
+		total = entry_shown_period(o, e);
 	graph_level(&g, top, total, 1, 1, left);
 	if (g.printed)
 		fputc('\n', out);
@@ -470,11 +474,13 @@ static void print_flat(struct profile *p, const struct hists *hs, const struct h
 		return;
 	flat_collect(p, e->chain_root, min_hit, &v, &nr, &cap);
 	flat_profile = p;
-	qsort(v, nr, sizeof(u32), flat_cmp);
+	if (nr) /* v is NULL without chains above the threshold */
+		qsort(v, nr, sizeof(u32), flat_cmp);
 	for (u32 i = 0; i < nr; i++) {
 		u32 d = 0;
 
-		fprintf(out, "           %.2f%%\n", pct(p->nodes[v[i]].hit, hs->total_period));
+		/* sorted by the chains that end here, shown with those that go on (perf's flat) */
+		fprintf(out, "           %.2f%%\n", pct(p->nodes[v[i]].cumul, hs->total_period));
 		for (u32 n = v[i]; n != e->chain_root && d < MAX_PATH_DEPTH; n = p->nodes[n].parent)
 			path[d++] = n;
 		while (d--)
@@ -554,11 +560,11 @@ int view_table(struct profile *p, FILE *out)
 		fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", n, unit,
 			report_event_name(p->s.r, i, name, sizeof(name)));
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", hs->total_period);
-		fputs("# Overhead", out);
+		fputs(o->children ? "# Children      Self" : "# Overhead", out);
 		for (u32 k = 0; k < o->nr_keys; k++)
 			if (!c.elide[k])
 				fprintf(out, "  %-*s", (int)c.width[k], key_titles[o->keys[k]]);
-		fputs("\n# ........", out);
+		fputs(o->children ? "\n# ........  ........" : "\n# ........", out);
 		for (u32 k = 0; k < o->nr_keys; k++) {
 			if (c.elide[k])
 				continue;
@@ -570,7 +576,7 @@ int view_table(struct profile *p, FILE *out)
 		for (u32 j = 0; j < hs->nr; j++) {
 			const struct hist_entry *e = p->by_gid[hs->sorted[j]];
 
-			if (pct(e->period, hs->total_period) < o->percent_limit)
+			if (pct(entry_shown_period(o, e), hs->total_period) < o->percent_limit)
 				continue;
 			print_row(p, hs, e, &c, out);
 			if (graph && o->chain_mode == CHAIN_FLAT)
@@ -605,6 +611,143 @@ static void json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/*
+ * A row's call graph as JSON: the branches the text view shows, each with its share as the text
+ * prints it ("percent", null where the text shows none), its period and samples, the entries of
+ * its run ("frames", in the order of the text) and the branches under it ("children").
+ */
+static void json_frames(struct profile *p, u32 x, u32 end, bool skip_first, FILE *out)
+{
+	char buf[64];
+	bool first = true;
+
+	fputs(", \"frames\": [", out);
+	for (u32 n = x, k = 0;; n = p->nodes[n].first_child, k++) {
+		if (!(k == 0 && skip_first)) {
+			fputs(first ? "" : ", ", out);
+			json_str(out, frame_chain_name(p, p->nodes[n].key, buf, sizeof(buf)));
+			first = false;
+		}
+		if (n == end)
+			break;
+	}
+	fputc(']', out);
+}
+
+static void json_graph_level(struct graph *g, u32 parent_end, u64 total, bool *first)
+{
+	struct profile *p = g->p;
+	const struct report_opts *o = p->o;
+	FILE *out = g->out;
+	u32 nr, *v;
+	u64 remaining = total,
+	    parent_children = p->nodes[parent_end].cumul - p->nodes[parent_end].hit;
+	u64 min_hit = o->chain_mode == CHAIN_FRACTAL
+			  ? (u64)ceil((double)parent_children * o->chain_min / 100.0)
+			  : g->min_hit;
+
+	v = children(g, parent_end, min_hit, &nr);
+	for (u32 i = 0; i < nr; i++) {
+		u32 x = v[i], end = run_end(p, x);
+		u64 new_total;
+		bool sub_first = true;
+
+		remaining -= p->nodes[x].cumul;
+		fprintf(out, "%s{\"percent\": %.6f, \"period\": %" PRIu64 ", \"samples\": %" PRIu64,
+			*first ? "" : ", ", pct(p->nodes[x].cumul, total), p->nodes[x].cumul,
+			p->nodes[x].count);
+		*first = false;
+		json_frames(p, x, end, false, out);
+		fputs(", \"children\": [", out);
+		new_total =
+		    o->chain_mode == CHAIN_FRACTAL ? p->nodes[x].cumul - p->nodes[end].hit : total;
+		json_graph_level(g, end, new_total, &sub_first);
+		fputs("]}", out);
+	}
+	if (o->chain_mode == CHAIN_FRACTAL && remaining && remaining != total) {
+		fprintf(out,
+			"%s{\"percent\": %.6f, \"period\": %" PRIu64
+			", \"samples\": null, \"frames\": [\"[...]\"], \"children\": []}",
+			*first ? "" : ", ", pct(remaining, total), remaining);
+		*first = false;
+	}
+	free(v);
+}
+
+/* The call graph of row e, as print_graph() and print_flat() print it. */
+static void json_graph(struct profile *p, const struct hists *hs, const struct hist_entry *e,
+		       FILE *out)
+{
+	const struct report_opts *o = p->o;
+	struct graph g = {p, out, hs->total_period, 0, false};
+	u32 root = e->chain_root, nr, *v, top = root;
+	u64 total = hs->total_period;
+	bool first = true;
+
+	fputs(", \"callchain\": [", out);
+	if (!root) {
+		fputc(']', out);
+		return;
+	}
+	g.min_hit = hists_min_chain_hit(hs, o->chain_min);
+	if (o->chain_mode == CHAIN_FLAT) {
+		u32 *fv = NULL, fnr = 0, cap = 0, path[MAX_PATH_DEPTH];
+		char buf[64];
+
+		flat_collect(p, root, g.min_hit, &fv, &fnr, &cap);
+		flat_profile = p;
+		if (fnr)
+			qsort(fv, fnr, sizeof(u32), flat_cmp);
+		for (u32 i = 0; i < fnr; i++) {
+			u32 d = 0;
+
+			fprintf(out,
+				"%s{\"percent\": %.6f, \"period\": %" PRIu64
+				", \"samples\": %" PRIu64 ", \"frames\": [",
+				i ? ", " : "", pct(p->nodes[fv[i]].cumul, total),
+				p->nodes[fv[i]].cumul, p->nodes[fv[i]].count);
+			for (u32 n = fv[i]; n != root && d < MAX_PATH_DEPTH; n = p->nodes[n].parent)
+				path[d++] = n;
+			for (u32 k = d; k-- > 0;) {
+				fputs(k + 1 == d ? "" : ", ", out);
+				json_str(out, frame_chain_name(p, p->nodes[path[k]].key, buf,
+							       sizeof(buf)));
+			}
+			fputs("]}", out);
+		}
+		free(fv);
+		fputc(']', out);
+		return;
+	}
+	v = children(&g, root,
+		     o->chain_mode == CHAIN_FRACTAL
+			 ? (u64)ceil((double)p->nodes[root].cumul * o->chain_min / 100.0)
+			 : g.min_hit,
+		     &nr);
+	if (nr == 1 && p->nodes[v[0]].cumul == entry_shown_period(o, e)) {
+		/* one root that holds it all: the text shows it without a share */
+		u32 x = v[0], end = run_end(p, x);
+		bool sub_first = true;
+
+		fprintf(out, "{\"percent\": null, \"period\": %" PRIu64 ", \"samples\": %" PRIu64,
+			p->nodes[x].cumul, p->nodes[x].count);
+		json_frames(p, x, end, o->sort_given && o->keys[0] == SORT_SYM, out);
+		fputs(", \"children\": [", out);
+		top = end;
+		if (o->chain_mode == CHAIN_FRACTAL)
+			total = entry_shown_period(o, e);
+		json_graph_level(&g, top, total, &sub_first);
+		fputs("]}", out);
+		first = false;
+	} else {
+		if (o->chain_mode == CHAIN_FRACTAL)
+			total = entry_shown_period(o, e);
+		json_graph_level(&g, top, total, &first);
+	}
+	free(v);
+	fputc(']', out);
+}
+
 int view_json(struct profile *p, FILE *out)
 {
 	const struct report_opts *o = p->o;
@@ -615,15 +758,19 @@ int view_json(struct profile *p, FILE *out)
 	u32 nr;
 
 	sort_entries(p);
+	if (p->want_chains)
+		profile_chains_build(p);
 	fputs("{\n  \"file\": ", out);
 	json_str(out, o->input);
-	fprintf(out, ",\n  \"lost_samples\": %" PRIu64 ",\n  \"sort\": [", p->s.lost_samples);
+	fprintf(out, ",\n  \"lost_samples\": %" PRIu64 ",\n  \"children\": %s,\n  \"sort\": [",
+		p->s.lost_samples, o->children ? "true" : "false");
 	for (u32 k = 0; k < o->nr_keys; k++)
 		fprintf(out, "%s\"%s\"", k ? ", " : "", key_names[o->keys[k]]);
 	fprintf(out, "],\n  \"percent_limit\": %g,\n  \"events\": [", o->percent_limit);
 	for (u32 i = 0; i < p->nr_ev; i++) {
 		const struct hists *hs = &p->ev[i];
 		bool first_row = true;
+		bool graph = show_graph(p, i);
 
 		if (!hs->nr_samples)
 			continue;
@@ -639,12 +786,18 @@ int view_json(struct profile *p, FILE *out)
 			const struct frame *fr = session_frame(&p->s, e->frame);
 			double v = pct(e->period, hs->total_period);
 
-			if (v < o->percent_limit)
+			if (pct(entry_shown_period(o, e), hs->total_period) < o->percent_limit)
 				continue;
 			fprintf(out,
 				"%s\n        {\"overhead\": %.6f, \"samples\": %" PRIu64
 				", \"period\": %" PRIu64,
 				first_row ? "" : ",", v, e->samples, e->period);
+			if (o->children)
+				fprintf(out,
+					", \"children\": %.6f, \"children_samples\": %" PRIu64
+					", \"children_period\": %" PRIu64,
+					pct(e->acc_period, hs->total_period), e->acc_samples,
+					e->acc_period);
 			first_row = false;
 			for (u32 k = 0; k < o->nr_keys; k++) {
 				switch (o->keys[k]) {
@@ -666,19 +819,22 @@ int view_json(struct profile *p, FILE *out)
 				case SORT_SYM:
 					if (fr->sym) {
 						fputs(", \"sym\": ", out);
-						json_str(out, fr->sym->name);
+						json_str(out, sym_name(fr->sym));
 					} else {
-						snprintf(buf, sizeof(buf), "%#.16" PRIx64, fr->rel);
+						snprintf(buf, sizeof(buf), "%#.16" PRIx64, e->rel);
 						fprintf(out, ", \"sym\": \"%s\"", buf);
 					}
 					fprintf(out, ", \"level\": \"%c\", \"resolved\": %s",
-						fr->level, fr->sym ? "true" : "false");
+						fr->sym ? fr->level : e->level,
+						fr->sym ? "true" : "false");
 					break;
 				case SORT_CPU:
 					fprintf(out, ", \"cpu\": %d", e->cpu);
 					break;
 				}
 			}
+			if (graph)
+				json_graph(p, hs, e, out);
 			fputc('}', out);
 		}
 		fprintf(out, "%s]\n    }", first_row ? "" : "\n      ");

@@ -37,7 +37,12 @@ test_expect "perf records hot3 with -g" 'rec_perf perfg -g -- "$W" 0.3'
 check perfg
 test_expect "perfg: the call graphs are perf's" 'same_graph perfg.data 6'
 test_expect "perfg: so are -g caller and fractal ones" '
-	same_graph perfg.data 6 -g caller && same_graph perfg.data 6 -g fractal,0.1'
+	same_graph perfg.data 6 -g caller && same_graph perfg.data 6 -g fractal,0.1 &&
+	same_graph perfg.data 6 -g fractal'
+test_expect "perfg: so are -g flat ones" '
+	perf_clean perf report -i perfg.data --stdio --no-children -g flat >perf.out &&
+	prec_ok prec.out perfg.data -g flat && grep -q "^ *[0-9.]*%\$" prec.out &&
+	"$PYTHON" "$CMP" graph perf.out prec.out 6'
 test_expect "perfg: hot_a's chain is hot_a, run_round, main" '
 	same_table perfg.data &&
 	grep -A4 "\[\.\] hot_a$" prec.out | tr -d " |-" | tr "\n" " " |

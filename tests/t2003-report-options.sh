@@ -1,7 +1,8 @@
 #!/bin/bash
 # t2003: the options of prec report around the profile: usage errors (one line, exit 2), call
 # graphs asked of a file without chains, --cpu on a file without CPUs, pipe mode (perf record
-# -o - | prec report -i -, and a pipe-mode file), the perf options accepted for compatibility,
+# -o - | prec report -i -, and a pipe-mode file), the perf options accepted for compatibility
+# (--stdio, --no-children, the default, and --children),
 # --percent-limit, the -g argument forms, --sort tid, a flame graph that cannot be written.
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
@@ -37,11 +38,10 @@ test_expect "a bad --cpu list" 'usage_error --cpu 3-1'
 test_expect "--json with --folded" 'usage_error --json --folded'
 test_expect "--folded with --flamegraph" 'usage_error --folded --flamegraph x.svg'
 test_expect "--budget without --overhead" 'usage_error --budget 3'
-test_expect "--children is refused" 'usage_error --children'
 test_expect "the options are in the usage" '
 	"$PREC" report -h >usage &&
 	for o in --sort --comm --pid --tid --cpu --call-graph --percent-limit --json --folded \
-		--flamegraph --overhead --intervals --budget --fail-above; do
+		--flamegraph --children --overhead --intervals --budget --fail-above; do
 		grep -q -- "$o" usage || fail "$o"; done'
 
 if ! have root || ! have perf || ! have python || [ ! -x "$W" ]; then
@@ -58,9 +58,13 @@ test_expect "-g none on a file without call chains is fine" '
 	same_table plain.data -g none'
 test_expect "--cpu on a file without CPUs: one line, exit 1" '
 	one_error -i plain.data --cpu 0 && grep -q CPU err'
-test_expect "--stdio and --no-children are accepted" '
+test_expect "--stdio and --no-children are accepted; --no-children is the default" '
 	prec_ok a.out chains.data && prec_ok b.out chains.data --stdio --no-children &&
-	cmp a.out b.out'
+	cmp a.out b.out && grep -q "^# Overhead  " a.out'
+test_expect "the last of --children and --no-children counts" '
+	prec_ok b.out chains.data --children --no-children && cmp a.out b.out &&
+	prec_ok c.out chains.data --no-children --children &&
+	grep -q "^# Children      Self  " c.out'
 test_expect "-g caller, -gcaller, -g=caller and --call-graph=caller are one thing" '
 	prec_ok a.out chains.data -g caller && prec_ok b.out chains.data -gcaller &&
 	prec_ok c.out chains.data --call-graph=caller && prec_ok d.out chains.data -g=caller &&

@@ -76,4 +76,34 @@ test_expect "perf records hot3 (build-ids, no cache): everything resolves" '
 	rec_perf resolved -N -- "$W" 0.2 && prec_ok prec.out resolved.data -g none &&
 	grep -q "hot_a" prec.out && ! grep -q "hot3 *hot3 *\[\.\] 0x" prec.out'
 
+# A C++ function that gcc cloned (.constprop.0): perf names it without the clone suffix
+# (libiberty reads the suffix only with parameters), so all its clones are one row.
+if command -v g++ >/dev/null; then
+	cat >clone.cc <<'EOF'
+#include <cstdio>
+struct S { long a[8]; };
+static long __attribute__((noinline)) work(const S &s, int n, int unused)
+{
+	long x = 0;
+	for (int i = 0; i < n; i++)
+		x += s.a[i & 7] * i;
+	return x;
+}
+int main(int argc, char **)
+{
+	S s{};
+	long t = 0;
+	for (int k = 0; k < 20000; k++)
+		t += work(s, 10000 + (k & 1), argc);
+	std::printf("%ld\n", t);
+}
+EOF
+	test_expect "a C++ clone (.constprop) is named as perf names it" '
+		g++ -O2 -o clone clone.cc && nm clone | grep -q "work.*\.constprop" &&
+		rec_perf clone -- ./clone && same_table clone.data --sort sym &&
+		grep -q "\[\.\] work *$" prec.out && ! grep -q "clone \." prec.out'
+else
+	test_skip "a C++ clone (.constprop) is named as perf names it" "no g++"
+fi
+
 done_testing
