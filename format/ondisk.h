@@ -295,6 +295,15 @@ struct pd_stat_body {
 	u64 val, ena, run;
 };
 
+/*
+ * The ids prec record --count gives a logical event that reads another event's counter (a
+ * shared reading, man/prec-data.5): PD_PREC_SHARED_ID_BASE up to PD_PREC_SHARED_ID_END
+ * (excluded), above the kernel's ids and prec's synthetic ones. They say which readings are
+ * shared when the facts section is missing (pipe mode).
+ */
+#define PD_PREC_SHARED_ID_BASE 0x7072656380000000ULL
+#define PD_PREC_SHARED_ID_END 0x7072656400000000ULL
+
 enum pd_stat_round_type {
 	PD_STAT_ROUND_INTERVAL = 0,
 	PD_STAT_ROUND_FINAL = 1,

@@ -262,6 +262,8 @@ int overhead_facts_encode(const struct overhead_facts *f, struct pd_buf *out)
 	line_str(out, "source.reason", f->source_reason);
 	if (f->interval_ns)
 		line(out, "interval_ns=%" PRIu64, f->interval_ns);
+	if (f->counters_interval_ns)
+		line(out, "counters.interval_ns=%" PRIu64, f->counters_interval_ns);
 	if (f->max_rate_before)
 		line(out, "max_sample_rate.before=%" PRIu64, f->max_rate_before);
 	if (f->max_rate_after)
@@ -540,6 +542,8 @@ static int set_key(struct parser *p, const char *key, char *v)
 		overhead_fact_set_string(f->source_reason, sizeof(f->source_reason), v);
 	else if (!strcmp(key, "interval_ns"))
 		return set_u64(p, key, v, &f->interval_ns);
+	else if (!strcmp(key, "counters.interval_ns"))
+		return set_u64(p, key, v, &f->counters_interval_ns);
 	else if (!strcmp(key, "max_sample_rate.before"))
 		return set_u64(p, key, v, &f->max_rate_before);
 	else if (!strcmp(key, "max_sample_rate.after"))

@@ -40,6 +40,9 @@
  *						index in the file), before any cap; or
  *	event.1.period=100003			the period -c asked for
  *	event.2.shared_with=1			event 2 read event 1's counter (opened once)
+ *	counters.interval_ns=1000000000		--count-interval: the counters were read (STAT,
+ *						STAT_ROUND records) this often and at the end;
+ *						absent when nothing was read
  *
  * Numbers are decimal (ns figures with three decimals). A calibrated ns, min_ns or max_ns is a
  * difference (time lost with sampling, a record or the collector, minus time lost without) and
@@ -88,6 +91,7 @@
  *
  *		fe->freq = the -F asked for, before cap_frequency() (st->freq_requested), or
  *		fe->period = the -c asked for; fe->shared_with = the index read instead, if any;
+ *	f.counters_interval_ns = the --count-interval when the counters are read;
  *	if (!overhead_facts_encode(&f, &b))
  *		record_set_feature(rec, PD_FEAT_PREC, b.data, b.len);
  *	pd_buf_release(&b);
@@ -149,6 +153,7 @@ struct overhead_facts {
 	char source_wanted[16]; /* auto, bpf, tracepoint, none; "" unknown */
 	char source_reason[OVERHEAD_FACTS_STR_MAX + 1]; /* "" when the source ran */
 	u64 interval_ns;            /* 0: unknown */
+	u64 counters_interval_ns;   /* --count-interval; 0: no counter readings (or unknown) */
 	u64 max_rate_before;        /* 0: unknown */
 	u64 max_rate_after;         /* 0: unknown */
 	int nmi_watchdog;           /* -1: unknown */

@@ -754,39 +754,37 @@ void overhead_model_add_throttle(struct overhead_model *m, int ev, u64 id, int c
 	}
 }
 
-static u64 counter_hash(u64 id, u32 cpu, u32 thread)
+static u64 counter_hash(u64 id, u32 cpu, u32 thread, bool stat)
 {
-	return mix(id * 0x9e3779b97f4a7c15ULL ^ ((u64)cpu << 32 | thread));
+	return mix(id * 0x9e3779b97f4a7c15ULL ^ ((u64)cpu << 32 | thread) ^ (u64)stat << 63);
 }
 
 static u64 counter_hash_at(const void *ctx, u32 i)
 {
 	const struct om_counter *c = &((const struct overhead_model *)ctx)->counters[i];
 
-	return counter_hash(c->id, c->cpu, c->thread);
+	return counter_hash(c->id, c->cpu, c->thread, c->stat);
 }
 
 static bool counter_eq(const void *ctx, u32 i, const void *key)
 {
 	const struct om_counter *c = &((const struct overhead_model *)ctx)->counters[i], *k = key;
 
-	return c->id == k->id && c->cpu == k->cpu && c->thread == k->thread;
+	return c->id == k->id && c->cpu == k->cpu && c->thread == k->thread && c->stat == k->stat;
 }
 
-/**
- * overhead_model_add_counter - a cumulative counter reading.
- */
-void overhead_model_add_counter(struct overhead_model *m, int ev, u64 id, u32 cpu, u32 thread,
-				u64 enabled, u64 running)
+static void add_counter(struct overhead_model *m, int ev, u64 id, u32 cpu, u32 thread,
+			u64 enabled, u64 running, bool stat)
 {
 	struct model_priv *p = priv(m);
-	struct om_counter key = {id, cpu, thread, ev, enabled, running};
+	struct om_counter key = {id, cpu, thread, ev, enabled, running, stat};
 	s64 i;
 	u32 s;
 
 	if (!index_reserve(&p->counter_idx, counter_hash_at, m))
 		return;
-	s = index_find(&p->counter_idx, counter_hash(id, cpu, thread), counter_eq, m, &key, &i);
+	s = index_find(&p->counter_idx, counter_hash(id, cpu, thread, stat), counter_eq, m, &key,
+		       &i);
 	if (i >= 0) {
 		m->counters[i] = key;
 		return;
@@ -795,6 +793,24 @@ void overhead_model_add_counter(struct overhead_model *m, int ev, u64 id, u32 cp
 		return;
 	m->counters[m->nr_counters] = key;
 	index_set(&p->counter_idx, s, m->nr_counters++);
+}
+
+/**
+ * overhead_model_add_counter - a cumulative counter reading (a sample's read values).
+ */
+void overhead_model_add_counter(struct overhead_model *m, int ev, u64 id, u32 cpu, u32 thread,
+				u64 enabled, u64 running)
+{
+	add_counter(m, ev, id, cpu, thread, enabled, running, false);
+}
+
+/**
+ * overhead_model_add_stat - a STAT reading; it takes precedence over read values.
+ */
+void overhead_model_add_stat(struct overhead_model *m, int ev, u64 id, u32 cpu, u32 thread,
+			     u64 enabled, u64 running)
+{
+	add_counter(m, ev, id, cpu, thread, enabled, running, true);
 }
 
 /**
@@ -1020,6 +1036,7 @@ int overhead_model_finish(struct overhead_model *m)
 {
 	struct model_priv *p = priv(m);
 	struct cpu_acc *acc;
+	bool *stat_events;
 
 	/* Throttles still open at the end lasted until the end. */
 	for (u32 i = 0; i < m->nr_thr; i++) {
@@ -1036,16 +1053,26 @@ int overhead_model_finish(struct overhead_model *m)
 		if (c)
 			c->throttled_ns = sat_add(c->throttled_ns, d);
 	}
-	/* Counter readings: the last cumulative value of each (id, cpu, thread), summed. */
+	/*
+	 * Counter readings: the last cumulative value of each (id, cpu, thread), summed; an event
+	 * read by STAT records is summed from them alone.
+	 */
+	stat_events = calloc(m->nr_events + 1, sizeof(*stat_events));
+	if (!stat_events)
+		return -ENOMEM;
+	for (u32 i = 0; i < m->nr_counters; i++)
+		if (m->counters[i].stat && event_of(m, m->counters[i].event))
+			stat_events[m->counters[i].event] = true;
 	for (u32 i = 0; i < m->nr_counters; i++) {
 		struct om_event *e = event_of(m, m->counters[i].event);
 
-		if (!e)
+		if (!e || (stat_events[m->counters[i].event] && !m->counters[i].stat))
 			continue;
 		e->have_times = true;
 		e->enabled = sat_add(e->enabled, m->counters[i].enabled);
 		e->running = sat_add(e->running, m->counters[i].running);
 	}
+	free(stat_events);
 
 	if (m->nr_cpus)
 		qsort(m->cpus, m->nr_cpus, sizeof(*m->cpus), cmp_cpu);
@@ -1564,14 +1591,64 @@ static bool compatible(const struct perf_event_attr *a, const struct perf_event_
 	       a->exclude_guest == b->exclude_guest;
 }
 
-static bool shared(const struct overhead_model *m, u32 idx)
+/*
+ * The events that read another event's counter (prec record --count opened it once for both):
+ * the facts say so (event.N.shared_with), and without facts (pipe mode) their ids do: every
+ * STAT reading of such an event names a made-up id (PD_PREC_SHARED_ID_BASE, man/prec-data.5).
+ * An array by event index (nr_events + 1 entries), or NULL when out of memory.
+ */
+static bool *shared_events(const struct overhead_model *m)
 {
-	const struct overhead_fact_event *fe =
-	    m->have_facts ? overhead_facts_find_event(&m->facts, idx) : NULL;
+	bool *sh = calloc(m->nr_events + 1, sizeof(*sh));
+	bool *own = calloc(m->nr_events + 1, sizeof(*own));
 
-	return fe && fe->shared_with >= 0;
+	if (!sh || !own) {
+		free(sh);
+		free(own);
+		return NULL;
+	}
+	for (u32 i = 0; i < m->nr_counters; i++) {
+		const struct om_counter *k = &m->counters[i];
+
+		if (k->event < 0 || (u32)k->event >= m->nr_events || !k->stat)
+			continue;
+		if (k->id >= PD_PREC_SHARED_ID_BASE && k->id < PD_PREC_SHARED_ID_END)
+			sh[k->event] = true;
+		else
+			own[k->event] = true;
+	}
+	for (u32 i = 0; i < m->nr_events; i++) {
+		const struct overhead_fact_event *fe =
+		    m->have_facts ? overhead_facts_find_event(&m->facts, i) : NULL;
+
+		sh[i] = (sh[i] && !own[i]) || (fe && fe->shared_with >= 0);
+	}
+	free(own);
+	return sh;
 }
 
+static bool shared(const bool *sh, u32 idx)
+{
+	return sh[idx];
+}
+
+/* The events that read event idx's counter (facts: event.N.shared_with=idx). */
+static u32 readers_of(const struct overhead_model *m, u32 idx)
+{
+	u32 n = 0;
+
+	if (!m->have_facts)
+		return 0;
+	for (u32 i = 0; i < m->facts.nr_events; i++)
+		if (m->facts.events[i].shared_with == (int)idx && m->facts.events[i].idx != idx)
+			n++;
+	return n;
+}
+
+/*
+ * Counters that ran less than they were enabled. An event that read another's counter (shared)
+ * is not a counter of its own: its readings are that counter's, and it would be counted twice.
+ */
 static void rule_multiplex(const struct overhead_model *m, struct findings *fs)
 {
 	double worst = 101;
@@ -1580,12 +1657,17 @@ static void rule_multiplex(const struct overhead_model *m, struct findings *fs)
 	const struct om_cpu *wc = NULL;
 	struct om_finding *f;
 	char a[32];
+	bool *sh = shared_events(m);
 
+	if (!sh) {
+		fs->oom = true;
+		return;
+	}
 	for (u32 i = 0; i < m->nr_events; i++) {
 		const struct om_event *e = &m->events[i];
 		double p;
 
-		if (e->overhead || !e->have_times || !e->enabled)
+		if (e->overhead || !e->have_times || !e->enabled || shared(sh, i))
 			continue;
 		p = pct_of((double)e->running, (double)e->enabled);
 		if (p >= OM_MUX_WARN_PCT)
@@ -1599,19 +1681,20 @@ static void rule_multiplex(const struct overhead_model *m, struct findings *fs)
 		}
 	}
 	if (!n)
-		return;
+		goto out;
 	f = add_finding(fs, "multiplex", worst < OM_MUX_SEVERE_PCT ? OM_SEVERE : OM_WARN, -1,
 			worst_ev, worst);
 	if (!f)
-		return;
+		goto out;
 	snprintf(f->message, sizeof(f->message),
-		 "%d event%s ran less than the time %s enabled: ", n, n == 1 ? "" : "s",
+		 "%d counter%s ran less than the time %s enabled: ", n, n == 1 ? "" : "s",
 		 n == 1 ? "it was" : "they were");
 	for (u32 i = 0, k = 0; i < m->nr_events; i++) {
 		const struct om_event *e = &m->events[i];
+		u32 readers;
 		double p;
 
-		if (e->overhead || !e->have_times || !e->enabled)
+		if (e->overhead || !e->have_times || !e->enabled || shared(sh, i))
 			continue;
 		p = pct_of((double)e->running, (double)e->enabled);
 		if (p >= OM_MUX_WARN_PCT)
@@ -1620,9 +1703,15 @@ static void rule_multiplex(const struct overhead_model *m, struct findings *fs)
 			cat(f->message, sizeof(f->message), ", ...");
 			break;
 		}
-		cat(f->message, sizeof(f->message), "%s%s %.1f%%", k > 1 ? ", " : "", e->name, p);
+		cat(f->message, sizeof(f->message), "%s%s %.1f%%%s", k > 1 ? ", " : "", e->name, p,
+		    e->running ? "" : " (never running: not counted)");
+		readers = readers_of(m, i);
+		if (readers)
+			cat(f->message, sizeof(f->message), " (its counter also read for %u other "
+			    "event%s)", readers, readers == 1 ? "" : "s");
 	}
-	cat(f->message, sizeof(f->message), " (their counts are scaled estimates)");
+	cat(f->message, sizeof(f->message), n == 1 ? " (its count is a scaled estimate)"
+						   : " (their counts are scaled estimates)");
 	for (u32 i = 0; i < m->nr_cpus; i++) {
 		mux_ns += m->cpus[i].mux_ns;
 		if (m->cpus[i].mux_pct >= 0 && (!wc || m->cpus[i].mux_pct > wc->mux_pct))
@@ -1641,8 +1730,8 @@ static void rule_multiplex(const struct overhead_model *m, struct findings *fs)
 	for (u32 i = 0; i < m->nr_events; i++)
 		for (u32 j = i + 1; j < m->nr_events; j++)
 			if (!m->events[i].overhead && !m->events[j].overhead &&
-			    compatible(&m->events[i].attr, &m->events[j].attr) && !shared(m, i) &&
-			    !shared(m, j))
+			    compatible(&m->events[i].attr, &m->events[j].attr) && !shared(sh, i) &&
+			    !shared(sh, j))
 				dup++;
 	if (dup)
 		cat(f->advice, sizeof(f->advice),
@@ -1654,6 +1743,8 @@ static void rule_multiplex(const struct overhead_model *m, struct findings *fs)
 		    "; the NMI watchdog holds a hardware counter on every CPU "
 		    "(kernel.nmi_watchdog = 1): sysctl kernel.nmi_watchdog=0 while recording frees "
 		    "it");
+out:
+	free(sh);
 }
 
 static const char *sideband_kind_advice(u32 type)
@@ -1924,8 +2015,11 @@ static void rule_rate_capped(const struct overhead_model *m, struct findings *fs
 static void rule_duplicates(const struct overhead_model *m, struct findings *fs)
 {
 	bool *seen = calloc(m->nr_events + 1, sizeof(*seen));
+	bool *sh = shared_events(m);
 
-	if (!seen) {
+	if (!seen || !sh) {
+		free(seen);
+		free(sh);
 		fs->oom = true;
 		return;
 	}
@@ -1935,11 +2029,11 @@ static void rule_duplicates(const struct overhead_model *m, struct findings *fs)
 		bool sampling = sampling_event(e);
 		int n = 1;
 
-		if (seen[i] || e->overhead || shared(m, i) ||
+		if (seen[i] || e->overhead || shared(sh, i) ||
 		    (e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_DUMMY))
 			continue;
 		for (u32 j = i + 1; j < m->nr_events; j++) {
-			if (seen[j] || m->events[j].overhead || shared(m, j) ||
+			if (seen[j] || m->events[j].overhead || shared(sh, j) ||
 			    !compatible(&e->attr, &m->events[j].attr))
 				continue;
 			seen[j] = true;
@@ -1957,7 +2051,7 @@ static void rule_duplicates(const struct overhead_model *m, struct findings *fs)
 			 "config 0x%" PRIx64 ", the same exclusions) and were opened separately: ",
 			 n, e->attr.type, (u64)e->attr.config);
 		for (u32 j = i, k = 0; j < m->nr_events; j++) {
-			if (j != i && (!seen[j] || m->events[j].overhead || shared(m, j) ||
+			if (j != i && (!seen[j] || m->events[j].overhead || shared(sh, j) ||
 				       !compatible(&e->attr, &m->events[j].attr)))
 				continue;
 			cat(f->message, sizeof(f->message), "%s%s", k++ ? ", " : "",
@@ -1971,6 +2065,7 @@ static void rule_duplicates(const struct overhead_model *m, struct findings *fs)
 				    "counting events once and reads them for each)");
 	}
 	free(seen);
+	free(sh);
 }
 
 static int cmp_finding(const void *a, const void *b)

@@ -180,6 +180,7 @@ struct om_counter {
 	u32 cpu, thread;
 	int event;
 	u64 enabled, running;
+	bool stat; /* from a STAT record: thread is a thread-map index, not a tid */
 };
 
 struct overhead_model {
@@ -293,6 +294,14 @@ void overhead_model_add_throttle(struct overhead_model *m, int ev, u64 id, int c
  */
 void overhead_model_add_counter(struct overhead_model *m, int ev, u64 id, u32 cpu, u32 thread,
 				u64 enabled, u64 running);
+
+/**
+ * overhead_model_add_stat - a PERF_RECORD_STAT reading (thread: the thread-map index). An event
+ * with STAT readings is judged by them alone: its samples' read values are the same counter
+ * keyed by tid, and would count it twice.
+ */
+void overhead_model_add_stat(struct overhead_model *m, int ev, u64 id, u32 cpu, u32 thread,
+			     u64 enabled, u64 running);
 
 /**
  * overhead_model_add_sideband - count a side-band record of PERF_RECORD_* type seen in the data.

@@ -21,6 +21,7 @@
 #include "overhead/collect.h"
 #include "overhead/event.h"
 #include "overhead/facts.h"
+#include "record/counters.h"
 #include "overhead/model.h"
 #include "overhead/recorder.h"
 #include "record/record.h"
@@ -806,6 +807,15 @@ static void set_facts(struct record *rec, struct ovr *o)
 		else
 			fe->period = a->sample_period;
 	}
+	/* Counting events that read another's counter (record/counters.c). */
+	for (int i = 0; record_attr(rec, i); i++) {
+		struct overhead_fact_event *fe;
+		int with = counters_shared_with(rec, i);
+
+		if (with >= 0 && (fe = overhead_facts_event(&f, (u32)i)))
+			fe->shared_with = with;
+	}
+	f.counters_interval_ns = counters_interval_ns(rec);
 	err = overhead_facts_encode(&f, &b);
 	if (!err)
 		err = record_set_feature(rec, PD_FEAT_PREC, b.data, b.len);

@@ -689,6 +689,9 @@ void evlist_read_lost(struct evlist *evl, const struct target *t,
 	for (int i = 0; i < evl->nr; i++) {
 		struct evsel *ev = &evl->ev[i];
 		u64 buf[3 + 3 * 64];
+		/* The times a reader of the counters (record/counters.c) added to read_format. */
+		u64 tt = !!(ev->attr.read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+			 !!(ev->attr.read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
 
 		if (ev->synthetic || !ev->fd || !(ev->attr.read_format & PERF_FORMAT_LOST))
 			continue;
@@ -706,9 +709,9 @@ void evlist_read_lost(struct evlist *evl, const struct target *t,
 			if (ev->attr.read_format & PERF_FORMAT_GROUP) {
 				u64 members = buf[0];
 
-				/* u64 nr, then {value, id, lost} per member */
-				for (u64 m = 0; m < members && (4 + 3 * m) * 8 <= (u64)n; m++) {
-					u64 id = buf[1 + 3 * m + 1], lost = buf[1 + 3 * m + 2];
+				/* u64 nr, [ena], [run], then {value, id, lost} per member */
+				for (u64 m = 0; m < members && (4 + tt + 3 * m) * 8 <= (u64)n; m++) {
+					u64 id = buf[1 + tt + 3 * m + 1], lost = buf[1 + tt + 3 * m + 2];
 
 					if (lost) {
 						int idx = i;
@@ -724,9 +727,10 @@ void evlist_read_lost(struct evlist *evl, const struct target *t,
 						   k % t->nr_threads, id, lost);
 					}
 				}
-			} else if (n >= 24 && buf[2]) {
-				/* value, id, lost */
-				fn(arg, ev, k / t->nr_threads, k % t->nr_threads, buf[1], buf[2]);
+			} else if ((u64)n >= (3 + tt) * 8 && buf[2 + tt]) {
+				/* value, [ena], [run], id, lost */
+				fn(arg, ev, k / t->nr_threads, k % t->nr_threads, buf[1 + tt],
+				   buf[2 + tt]);
 			}
 		}
 	}

@@ -39,6 +39,7 @@
 #include "format/perf-data.h"
 #include "overhead/recorder.h"
 #include "prec.h"
+#include "record/counters.h"
 #include "record/evlist.h"
 #include "record/parse-events.h"
 #include "record/record.h"
@@ -88,6 +89,8 @@ struct record {
 	struct hook_slot hooks[MAX_HOOKS];
 	int nr_hooks;
 	u64 *synthetic_ids;
+	int *map_cpus;           /* the CPU_MAP a hook asked for (record_set_cpu_map()), or NULL */
+	int nr_map_cpus;
 	/* The writer thread's view of the attrs and ids (it keeps these pointers). */
 	const struct perf_event_attr **w_attrs;
 	u64 *w_ids;
@@ -231,6 +234,65 @@ const struct perf_event_attr *record_attr(const struct record *rec, int idx)
 	if (idx < 0 || idx >= rec->evl.nr)
 		return NULL;
 	return &rec->evl.ev[idx].attr;
+}
+
+struct perf_event_attr *record_attr_edit(struct record *rec, int idx)
+{
+	if (idx < 0 || idx >= rec->evl.nr || rec->w)
+		return NULL;
+	return &rec->evl.ev[idx].attr;
+}
+
+int record_set_attr_ids(struct record *rec, int idx, const u64 *ids, u32 nr)
+{
+	struct evsel *ev;
+
+	if (rec->w)
+		return -EBUSY;
+	if (idx < 0 || idx >= rec->evl.nr || !rec->evl.ev[idx].synthetic || !nr)
+		return -EINVAL;
+	/* add_attrs() writes these instead of the synthetic id; evlist_free() frees them. */
+	ev = &rec->evl.ev[idx];
+	free(ev->ids);
+	ev->ids = xmalloc(nr * sizeof(u64));
+	memcpy(ev->ids, ids, nr * sizeof(u64));
+	ev->nr_ids = nr;
+	return 0;
+}
+
+int record_event_fds(const struct record *rec, int idx, const int **fd, const u64 **id)
+{
+	const struct evsel *ev;
+
+	if (idx < 0 || idx >= rec->evl.nr)
+		return -ENOENT;
+	ev = &rec->evl.ev[idx];
+	if (ev->synthetic)
+		return -ENOENT;
+	if (!ev->fd)
+		return 0;
+	*fd = ev->fd;
+	*id = ev->id;
+	return rec->evl.nr_cpus * rec->evl.nr_threads;
+}
+
+int record_set_cpu_map(struct record *rec, const int *cpus, int nr)
+{
+	if (rec->w)
+		return -EBUSY;
+	if (nr <= 0)
+		return -EINVAL;
+	free(rec->map_cpus);
+	rec->map_cpus = xmalloc(nr * sizeof(int));
+	memcpy(rec->map_cpus, cpus, nr * sizeof(int));
+	rec->nr_map_cpus = nr;
+	return 0;
+}
+
+const pid_t *record_threads(const struct record *rec, int *nr)
+{
+	*nr = rec->target.nr_threads;
+	return rec->target.threads;
 }
 
 struct pd_tracing *record_tracing(struct record *rec)
@@ -423,13 +485,16 @@ enum {
 	OPT_NO_INHERIT,
 	OPT_OVERHEAD_SOURCE,
 	OPT_OVERHEAD_INTERVAL,
+	OPT_COUNT,
+	OPT_COUNT_INTERVAL,
 };
 
 static const struct option long_options[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "freq", required_argument, NULL, 'F' },
-	{ "count", required_argument, NULL, 'c' },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "count-interval", required_argument, NULL, OPT_COUNT_INTERVAL },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "cpu", required_argument, NULL, 'C' },
@@ -467,6 +532,10 @@ static void usage(FILE *f)
 	      "        --filter <filter>   tracepoint filter for the event given just before\n"
 	      "    -F, --freq <n|max>      sample at n Hz (default 4000)\n"
 	      "    -c, --count <n>         sample every n events (overrides -F)\n"
+	      "        --count <events>    count these events too (-e syntax, repeatable); every\n"
+	      "                            event is read every --count-interval and at the end\n"
+	      "        --count-interval <time>\n"
+	      "                            read the counters every <time> (default 1s; 500ms ...)\n"
 	      "    -g                      record call graphs (frame pointers)\n"
 	      "        --call-graph <fp>   record call graphs; fp is the method prec has\n"
 	      "    -a, --all-cpus          system-wide, on all CPUs\n"
@@ -629,6 +698,16 @@ static int parse_options(struct record *rec, int argc, char **argv, struct pendi
 			}
 			o->freq_set = true;
 			break;
+		case OPT_COUNT:
+			/* perf's --count is -c; a list of events (never a bare number) is counted. */
+			if (parse_u64(optarg, &o->period)) {
+				char why[640];
+
+				if (counters_add(optarg, why, sizeof(why)))
+					return usage_error("record", "--count '%s': %s", optarg, why);
+				break;
+			}
+			/* fall through */
 		case 'c':
 			if (parse_u64(optarg, &o->period) || !o->period)
 				return usage_error("record", "-c '%s': not a sample period", optarg);
@@ -711,6 +790,11 @@ static int parse_options(struct record *rec, int argc, char **argv, struct pendi
 			if (overhead_recorder_set_source(optarg))
 				return usage_error("record", "--overhead-source '%s': auto, bpf, "
 						   "tracepoint or none", optarg);
+			break;
+		case OPT_COUNT_INTERVAL:
+			if (counters_set_interval(optarg))
+				return usage_error("record", "--count-interval '%s': a duration from "
+						   "10ms to 1h, such as 500ms or 2s", optarg);
 			break;
 		case OPT_OVERHEAD_INTERVAL:
 			if (overhead_recorder_set_interval(optarg))
@@ -843,7 +927,10 @@ static int synthesize(struct record *rec, const struct pd_buf *kmaps)
 	}
 	pd_encode_thread_map(&out, (u64)nr_tm, tm);
 	free(tm);
-	pd_encode_cpu_map(&out, (u32)t->nr_cpus, t->cpus);
+	if (rec->map_cpus)
+		pd_encode_cpu_map(&out, (u32)rec->nr_map_cpus, rec->map_cpus);
+	else
+		pd_encode_cpu_map(&out, (u32)t->nr_cpus, t->cpus);
 
 	if (t->system_wide) {
 		err = synthesize_all_processes(attr, rec->opts.sample_addr, &out);
@@ -1198,6 +1285,7 @@ static void cleanup(struct record *rec)
 	clock_probe_close(&rec->clk);
 	free(rec->stats.cpu);
 	free(rec->synthetic_ids);
+	free(rec->map_cpus);
 	free(rec->w_attrs);
 	free(rec->w_ids);
 	free(rec->w_id_attr);
@@ -1356,12 +1444,14 @@ static int add_attrs(struct record *rec)
 	for (int i = 0; i < evl->nr; i++) {
 		struct evsel *ev = &evl->ev[i];
 
-		if (ev->synthetic)
+		/* A hook's attr has its synthetic id, or the ids record_set_attr_ids() gave it. */
+		if (ev->synthetic && !ev->nr_ids)
 			err = pd_writer_add_attr(rec->w, &ev->attr, ev->name,
-						 &rec->synthetic_ids[syn++], 1);
+						 &rec->synthetic_ids[syn], 1);
 		else
 			err = pd_writer_add_attr(rec->w, &ev->attr, ev->name, ev->ids,
 						 ev->nr_ids);
+		syn += ev->synthetic;
 		if (err < 0)
 			return error("cannot add event %s: %s", ev->name, strerror(-err));
 	}
@@ -1477,6 +1567,12 @@ static int record_prepare(struct record *rec, struct pending_event *evs, int nr_
 	rec->stats.cpu = xcalloc(rec->target.nr_cpus, sizeof(*rec->stats.cpu));
 	for (int i = 0; i < rec->target.nr_cpus; i++)
 		rec->stats.cpu[i].cpu = rec->target.cpus[i];
+	for (int i = 0; i < rec->nr_hooks; i++) {
+		struct hook_slot *h = &rec->hooks[i];
+
+		if (h->hook->open && h->hook->open(rec, h->priv) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -1714,6 +1810,8 @@ int cmd_record(int argc, char **argv)
 	setup_signals(&orig_mask);
 	if (overhead_recorder_register())
 		warning("cannot measure the overhead: too many hooks");
+	if (counters_register())
+		warning("cannot read the counters: too many hooks");
 	if (record_prepare(rec, evs, nr_evs, &kmaps))
 		goto out;
 	if (record_open_output(rec, &kmaps))

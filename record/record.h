@@ -112,6 +112,13 @@ struct record;
  *	stop	after the events are disabled and the rings drained for the last time; the last
  *		chance to record_emit()
  *	finish	after the file is closed (or aborted): free what was allocated
+ *
+ * and, between declare and prepare (it comes last in the struct only to keep initialisers as
+ * they are):
+ *
+ *	open	after the events are opened and mapped and the workload forked, before the file is
+ *		created: open events of the hook's own, give declared attrs their ids
+ *		(record_set_attr_ids()); a negative return fails the recording
  */
 struct record_hook {
 	const char *name;
@@ -122,6 +129,7 @@ struct record_hook {
 	int (*tick)(struct record *rec, void *priv, u64 now);
 	int (*stop)(struct record *rec, void *priv);
 	void (*finish)(struct record *rec, void *priv);
+	int (*open)(struct record *rec, void *priv);
 };
 
 /**
@@ -161,6 +169,44 @@ int record_declare_attr(struct record *rec, const struct perf_event_attr *attr, 
 			u64 *id);
 /* The attr as it will be written (after the recorder's additions), by index. */
 const struct perf_event_attr *record_attr(const struct record *rec, int idx);
+
+/**
+ * record_attr_edit - the attr of index idx, to change before the file is created (declare and
+ * open callbacks), e.g. read_format bits for a hook that reads the events. Bits set in declare
+ * survive the recorder's configuration, which only adds to sample_type and read_format.
+ *
+ * Return: the attr, or NULL when idx is out of range or the file exists already.
+ */
+struct perf_event_attr *record_attr_edit(struct record *rec, int idx);
+
+/**
+ * record_set_attr_ids - give an attr the hook declared (record_declare_attr()) the ids it has
+ * in the file, one per counter it stands for, instead of its one synthetic id (open callback).
+ *
+ * Return: 0; -EINVAL for an attr the recorder opens itself or nr 0; -EBUSY once the file exists.
+ */
+int record_set_attr_ids(struct record *rec, int idx, const u64 *ids, u32 nr);
+
+/**
+ * record_event_fds - the fds and kernel ids of an event the recorder opened, both indexed
+ * [cpu_idx * nr_threads + thread_idx] in the order of record_cpus() and record_threads()
+ * (fd -1 where it is not open), for a hook that reads it (open callback and later).
+ *
+ * Return: the number of entries (0 before the events are opened), or -ENOENT for an attr the
+ * recorder never opens (a hook's own).
+ */
+int record_event_fds(const struct record *rec, int idx, const int **fd, const u64 **id);
+
+/**
+ * record_set_cpu_map - the CPUs the file's CPU_MAP lists instead of the recording's, for a hook
+ * whose STAT records read "any CPU" (-1) (open callback).
+ *
+ * Return: 0, -EINVAL for nr <= 0, -EBUSY once the file exists.
+ */
+int record_set_cpu_map(struct record *rec, const int *cpus, int nr);
+
+/* The events' pid argument by thread index (-1: all tasks), nr of them: THREAD_MAP's order. */
+const pid_t *record_threads(const struct record *rec, int *nr);
 
 /* The tracing data of the file, to add formats to (from a prepare callback). */
 struct pd_tracing *record_tracing(struct record *rec);

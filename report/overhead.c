@@ -19,6 +19,7 @@
 #include "overhead/model.h"
 #include "report/overhead.h"
 #include "report/report.h"
+#include "util/json.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -193,12 +194,14 @@ static int read_record(struct reading *rd, const struct pd_record_header *h)
 					    h->type == PERF_RECORD_UNTHROTTLE);
 		break;
 	case PD_RECORD_STAT:
+		/* {id, cpu, thread, val, ena, run}: the last of each (id, cpu, thread) counts */
 		if (h->size >= sizeof(*h) + sizeof(struct pd_stat_body)) {
-			struct pd_stat_body b;
+			const u8 *p = (const u8 *)(h + 1);
+			u64 id = pd_get_u64(p);
 
-			memcpy(&b, h + 1, sizeof(b));
-			overhead_model_add_counter(rd->m, pd_reader_attr_by_id(rd->rep.r, b.id),
-						   b.id, b.cpu, b.thread, b.ena, b.run);
+			overhead_model_add_stat(rd->m, pd_reader_attr_by_id(rd->rep.r, id), id,
+						pd_get_u32(p + 8), pd_get_u32(p + 12),
+						pd_get_u64(p + 24), pd_get_u64(p + 32));
 		}
 		break;
 	case PERF_RECORD_MMAP:
@@ -742,26 +745,6 @@ static void print_text(const struct view *v)
 /* ---------------------------------------------------------------------------------------- */
 /* JSON */
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch == '\n')
-			printf("\\n");
-		else if (ch == '\t')
-			printf("\\t");
-		else if (ch < 0x20 || ch == 0x7f)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 /* A ratio with 4 decimals, or null. */
 static void json_pct(double p)
 {
@@ -785,7 +768,7 @@ static void json_cost(const struct view *v, const struct om_cost *k)
 	bool unavailable = k->status == OVERHEAD_UNAVAILABLE;
 
 	printf("{\"type\": ");
-	json_str(k->type);
+	json_str(stdout, k->type);
 	printf(", \"nr\": %" PRIu64 ", \"time_ns\": %" PRIu64 ", \"span_ns\": %" PRIu64
 	       ", \"avg_ns\": ",
 	       k->nr, k->time_ns, k->span_ns);
@@ -795,12 +778,12 @@ static void json_cost(const struct view *v, const struct om_cost *k)
 		     ? 100.0 * (double)k->time_ns / (double)wall
 		     : -1);
 	printf(", \"source\": ");
-	json_str(k->source);
+	json_str(stdout, k->source);
 	printf(", \"status\": ");
-	json_str(status_name(k->status));
+	json_str(stdout, status_name(k->status));
 	printf(", \"estimated\": %s, \"unavailable\": %s, \"reason\": ",
 	       k->status == OVERHEAD_ESTIMATED ? "true" : "false", unavailable ? "true" : "false");
-	json_str(k->reason);
+	json_str(stdout, k->reason);
 	printf("}");
 }
 
@@ -815,11 +798,11 @@ static void json_cpu(const struct view *v, int cpu, const struct om_cpu *c, u32 
 	printf("    {\"cpu\": %d", cpu);
 	if (c) {
 		printf(", \"wall_ns\": %" PRIu64 ", \"wall_source\": ", c->wall_ns);
-		json_str(c->wall_source);
+		json_str(stdout, c->wall_source);
 		printf(", \"samples\": %" PRIu64 ", \"basis\": ", c->samples);
-		json_str(overhead_model_basis_name(c->basis));
+		json_str(stdout, overhead_model_basis_name(c->basis));
 		printf(", \"basis_note\": ");
-		json_str(c->basis == OM_BASIS_HANDLER ? c->basis_note : "");
+		json_str(stdout, c->basis == OM_BASIS_HANDLER ? c->basis_note : "");
 		printf(", \"sampling_ns\": %" PRIu64 ", \"mux_ns\": %" PRIu64
 		       ", \"sideband_ns\": %" PRIu64 ", \"overhead_ns\": %" PRIu64
 		       ", \"overhead_pct\": ",
@@ -849,7 +832,7 @@ static void json_facts(const struct overhead_model *m)
 
 	printf("  \"facts\": {\"present\": %s, \"error\": ", m->have_facts ? "true" : "false");
 	if (m->facts_error[0])
-		json_str(m->facts_error);
+		json_str(stdout, m->facts_error);
 	else
 		printf("null");
 	if (!m->have_facts) {
@@ -857,11 +840,11 @@ static void json_facts(const struct overhead_model *m)
 		return;
 	}
 	printf(", \"source\": ");
-	json_str(f->source);
+	json_str(stdout, f->source);
 	printf(", \"source_wanted\": ");
-	json_str(f->source_wanted);
+	json_str(stdout, f->source_wanted);
 	printf(", \"source_reason\": ");
-	json_str(f->source_reason);
+	json_str(stdout, f->source_reason);
 	printf(",\n    \"interval_ns\": %" PRIu64 ", \"max_sample_rate_before\": %" PRIu64
 	       ", \"max_sample_rate_after\": %" PRIu64
 	       ", \"nmi_watchdog\": %d, \"mmap_pages\": %" PRIu32 ", \"compression_level\": %d",
@@ -886,7 +869,7 @@ static void json_facts(const struct overhead_model *m)
 			    k->ns, k->min_ns, k->max_ns, k->runs);
 		else {
 			printf("\"error\": ");
-			json_str(k->reason);
+			json_str(stdout, k->reason);
 			printf("}");
 		}
 	}
@@ -926,7 +909,7 @@ static void print_json(const struct view *v, bool failed)
 	u32 at = 0;
 
 	printf("{\n  \"file\": ");
-	json_str(v->name);
+	json_str(stdout, v->name);
 	printf(",\n  \"budget_pct\": %g,\n  \"wall_ns\": %" PRIu64 ",\n",
 	       v->o->budget_pct > 0 ? v->o->budget_pct : OM_DEFAULT_BUDGET_PCT, m->wall_ns);
 	printf("  \"overhead_records\": %" PRIu64 ",\n", m->overhead_records);
@@ -947,7 +930,7 @@ static void print_json(const struct view *v, bool failed)
 	printf("\n  ],\n  \"totals\": {\"costs\": [");
 	for (int i = 0; i < n; i++) {
 		printf("%s{\"type\": ", i ? ", " : "");
-		json_str(t[i].type);
+		json_str(stdout, t[i].type);
 		printf(", \"nr\": %" PRIu64 ", \"time_ns\": %" PRIu64 ", \"estimated\": %s}",
 		       t[i].nr, t[i].time_ns, t[i].estimated ? "true" : "false");
 	}
@@ -964,7 +947,7 @@ static void print_json(const struct view *v, bool failed)
 		json_pct(w->overhead_pct);
 		printf(", \"overhead_ns\": %" PRIu64 ", \"wall_ns\": %" PRIu64 ", \"basis\": ",
 		       w->overhead_ns, w->wall_ns);
-		json_str(overhead_model_basis_name(w->basis));
+		json_str(stdout, overhead_model_basis_name(w->basis));
 		printf("}");
 	} else {
 		printf("null");
@@ -977,11 +960,11 @@ static void print_json(const struct view *v, bool failed)
 		if (k->status != OVERHEAD_UNAVAILABLE)
 			continue;
 		printf("%s\n    {\"cpu\": %d, \"type\": ", first ? "" : ",", k->cpu);
-		json_str(k->type);
+		json_str(stdout, k->type);
 		printf(", \"source\": ");
-		json_str(k->source);
+		json_str(stdout, k->source);
 		printf(", \"reason\": ");
-		json_str(k->reason);
+		json_str(stdout, k->reason);
 		printf("}");
 		first = false;
 	}
@@ -999,9 +982,9 @@ static void print_json(const struct view *v, bool failed)
 		const struct om_finding *f = &v->findings[i];
 
 		printf("%s\n    {\"id\": ", i ? "," : "");
-		json_str(f->id);
+		json_str(stdout, f->id);
 		printf(", \"severity\": ");
-		json_str(overhead_severity_name(f->severity));
+		json_str(stdout, overhead_severity_name(f->severity));
 		printf(", \"cpu\": ");
 		if (f->cpu >= 0)
 			printf("%d", f->cpu);
@@ -1009,7 +992,7 @@ static void print_json(const struct view *v, bool failed)
 			printf("null");
 		printf(", \"event\": ");
 		if (f->event >= 0)
-			json_str(m->events[f->event].name);
+			json_str(stdout, m->events[f->event].name);
 		else
 			printf("null");
 		printf(", \"value\": ");
@@ -1018,9 +1001,9 @@ static void print_json(const struct view *v, bool failed)
 		else
 			printf("null");
 		printf(",\n     \"message\": ");
-		json_str(f->message);
+		json_str(stdout, f->message);
 		printf(",\n     \"advice\": ");
-		json_str(f->advice);
+		json_str(stdout, f->advice);
 		printf("}");
 	}
 	printf("%s]", v->nr_findings ? "\n  " : "");

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "prec.h"
+#include "report/counters.h"
 #include "report/hist.h"
 #include "report/overhead.h"
 #include "report/report.h"
@@ -220,6 +221,9 @@ static void usage(FILE *f)
 	    "      --budget PCT      with --overhead: the overhead that is acceptable (default 2)\n"
 	    "      --fail-above PCT  with --overhead: exit with status 3 when the overhead of a\n"
 	    "                        CPU is above PCT\n"
+	    "      --counters        the counter readings: per event the total, rate, running\n"
+	    "                        share, scaled estimate and its range, shared counters\n"
+	    "                        (with --intervals: the readings of each interval)\n"
 	    "  -v, --verbose         print more detail on stderr (repeat for more)\n"
 	    "  -q, --quiet           print no warnings, only errors\n"
 	    "  -h, --help            print this help\n");
@@ -242,6 +246,7 @@ enum {
 	OPT_INTERVALS,
 	OPT_BUDGET,
 	OPT_FAIL_ABOVE,
+	OPT_COUNTERS,
 };
 
 static const struct option long_options[] = {
@@ -266,6 +271,7 @@ static const struct option long_options[] = {
     {"intervals", no_argument, NULL, OPT_INTERVALS},
     {"budget", required_argument, NULL, OPT_BUDGET},
     {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
+    {"counters", no_argument, NULL, OPT_COUNTERS},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -507,7 +513,7 @@ int cmd_report(int argc, char **argv)
 	struct report_opts o = {0};
 	const char *input = NULL;
 	bool stats = false, dump = false, header_only = false, overhead = false;
-	bool intervals = false, overhead_only = false;
+	bool intervals = false, overhead_only = false, counters = false;
 	double budget = 2.0, fail_above = -1.0;
 	struct stat st;
 	int c, ret, err, views;
@@ -609,7 +615,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_INTERVALS:
 			intervals = true;
-			overhead_only = true;
+			break;
+		case OPT_COUNTERS:
+			counters = true;
 			break;
 		case OPT_BUDGET:
 			if (parse_pct("--budget", optarg, &budget))
@@ -646,18 +654,22 @@ int cmd_report(int argc, char **argv)
 		usage_error("report", "unexpected argument '%s'", argv[optind]);
 		goto usage;
 	}
-	views = stats + dump + header_only + overhead + o.folded + !!o.flamegraph;
+	views = stats + dump + header_only + overhead + counters + o.folded + !!o.flamegraph;
 	if (views > 1) {
-		usage_error("report", "--stats, -D, --header-only, --overhead, --folded and "
-				      "--flamegraph are separate views: give one");
+		usage_error("report", "--stats, -D, --header-only, --overhead, --counters, --folded "
+				      "and --flamegraph are separate views: give one");
+		goto usage;
+	}
+	if (intervals && !overhead && !counters) {
+		usage_error("report", "--intervals goes with --overhead or --counters");
 		goto usage;
 	}
 	if (overhead_only && !overhead) {
-		usage_error("report", "--intervals, --budget and --fail-above go with --overhead");
+		usage_error("report", "--budget and --fail-above go with --overhead");
 		goto usage;
 	}
 	if (o.json && (stats || dump || header_only || o.folded || o.flamegraph)) {
-		usage_error("report", "--json prints the table or the overhead view");
+		usage_error("report", "--json prints the table, the overhead view or the counters");
 		goto usage;
 	}
 	if (!input) {
@@ -669,6 +681,16 @@ int cmd_report(int argc, char **argv)
 	}
 	o.input = input;
 
+	if (counters) {
+		struct counters_report_opts co = {
+		    .input = input,
+		    .json = o.json,
+		    .intervals = intervals,
+		};
+
+		opts_free(&o);
+		return report_counters(&co);
+	}
 	if (overhead) {
 		struct overhead_report_opts oo = {
 		    .input = input,

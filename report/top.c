@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "report/hist.h"
+#include "util/json.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -594,22 +595,6 @@ int view_table(struct profile *p, FILE *out)
 
 /* ---------------------------------------------------------------------------------------- */
 /* JSON */
-
-static void json_str(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
 
 /*
  * A row's call graph as JSON: the branches the text view shows, each with its share as the text
