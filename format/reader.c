@@ -1150,6 +1150,13 @@ static int decompress(struct pd_reader *r, const struct pd_record_header *h, u64
 	u32 limit;
 	int err;
 
+	/*
+	 * A file whose writer was killed has no features, HEADER_COMPRESSED among them, as they
+	 * come at the end: its compressed records are zstd (the only kind perf and prec write),
+	 * and no buffer size bounds them but ours.
+	 */
+	if (!r->comp_mmap_len && r->recovered)
+		r->comp_mmap_len = PD_DECOMP_MAX;
 	if (!r->comp_mmap_len)
 		return fail_at(r, -EINVAL, off, false, 0, h->type,
 			       "the file has compressed records but no usable HEADER_COMPRESSED "
