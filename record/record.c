@@ -1699,6 +1699,11 @@ static int record_finish(struct record *rec, int err)
 		if (lc.out.len)
 			record_emit(rec, lc.out.data, lc.out.len);
 		pd_buf_release(&lc.out);
+		/*
+		 * Everything the kernel wrote is queued: the writer closes the throttles still in
+		 * force at this time, before the stop hooks take their last snapshot.
+		 */
+		wthread_end_time(rec->wt, record_now(rec));
 		for (int i = 0; i < rec->nr_hooks; i++) {
 			struct hook_slot *h = &rec->hooks[i];
 
@@ -1707,7 +1712,7 @@ static int record_finish(struct record *rec, int err)
 		}
 	}
 
-	wthread_end_time(rec->wt, record_now(rec));
+	wthread_end_time(rec->wt, record_now(rec)); /* after an error: the first call */
 	werr = wthread_stop(rec->wt);
 	wthread_stats(rec->wt, &rec->stats, rec->stats.cpu);
 	if (werr)

@@ -42,6 +42,13 @@
  * when its own pool is empty. With one pusher-of-chains and one taker-of-all per stack there is
  * no ABA problem.
  */
+/* A THROTTLE not yet followed by its UNTHROTTLE. */
+struct open_throttle {
+	u64 stream_id; /* the event the kernel throttled */
+	u64 start;     /* the THROTTLE's time */
+	int ring;      /* the ring it came from */
+};
+
 struct wthread {
 	struct wthread_config cfg;
 	pthread_t thread;
@@ -67,14 +74,12 @@ struct wthread {
 	struct record_cpu_stats *cpu;
 	struct record_stats pub;
 	struct record_cpu_stats *pub_cpu;
-	/*
-	 * Per sample id (the index in cfg.ids; then one per ring for ids not there): the time of
-	 * the THROTTLE in force (0 when none) and the ring it came from.
-	 */
-	u64 *throttle_start;
-	int *throttle_ring;
+	/* The throttles in force: nr_throttled of them, room for throttled_max. */
+	struct open_throttle *throttled;
+	int nr_throttled, throttled_max;
 	u64 max_time;  /* the latest time seen in a sample or throttle record */
 	u64 end_time;  /* the recording's end, from wthread_end_time(); 0 until then (atomic) */
+	bool end_closed; /* the writer closed the throttles at end_time */
 
 	/* Where a sample keeps its id and time (the same in every attr of a recording). */
 	size_t id_off, time_off;
@@ -107,53 +112,48 @@ static const struct perf_event_attr *attr_of_sample(struct wthread *t, const u8 
 	return c->attrs[0];
 }
 
-/* The throttle slot of a sample id: its index in ids, or past them one per ring for others. */
-static int throttle_slot(struct wthread *t, int ring, u64 id)
-{
-	const struct wthread_config *c = &t->cfg;
-	int lo = 0, hi = c->nr_ids - 1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (c->ids[mid] == id)
-			return mid;
-		if (c->ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return c->nr_ids + ring;
-}
-
 /*
- * The kernel throttles and unthrottles each event (sample id) on its own: a THROTTLE opens the
- * id's throttled time, its UNTHROTTLE closes it and adds it to the ring's CPU. Repeated
- * THROTTLEs keep the first time; an UNTHROTTLE without a THROTTLE only counts.
+ * The kernel throttles and unthrottles each event on its own and names it by stream_id (its
+ * own id; id is the primary one, which every inherited child shares with its parent, so two
+ * threads of a command throttled at once have one id and two stream_ids). A THROTTLE opens the
+ * event's throttled time, its UNTHROTTLE closes it and adds it to the ring's CPU. Repeated
+ * THROTTLEs keep the first time; an UNTHROTTLE without a THROTTLE only counts. Few events are
+ * throttled at any one time (the kernel unthrottles them at its next tick), so a list will do.
  */
 static void note_throttle(struct wthread *t, int ring, bool throttle, const u8 *body)
 {
 	struct record_cpu_stats *cs = &t->cpu[ring];
-	u64 time, id;
-	int slot;
+	u64 time, stream_id;
+	int i;
 
 	memcpy(&time, body, 8);
-	memcpy(&id, body + 8, 8);
+	memcpy(&stream_id, body + 16, 8);
 	if (time > t->max_time)
 		t->max_time = time;
-	slot = throttle_slot(t, ring, id);
+	for (i = 0; i < t->nr_throttled && t->throttled[i].stream_id != stream_id; i++)
+		;
 	if (throttle) {
 		cs->throttle++;
-		if (!t->throttle_start[slot]) {
-			t->throttle_start[slot] = time ? time : 1;
-			t->throttle_ring[slot] = ring;
+		if (i < t->nr_throttled)
+			return;
+		if (t->nr_throttled == t->throttled_max) {
+			int max = t->throttled_max ? 2 * t->throttled_max : 16;
+			struct open_throttle *n = realloc(t->throttled, max * sizeof(*n));
+
+			if (!n)
+				return; /* counted, not timed */
+			t->throttled = n;
+			t->throttled_max = max;
 		}
+		t->throttled[t->nr_throttled++] = (struct open_throttle){ stream_id, time, ring };
 		return;
 	}
 	cs->unthrottle++;
-	if (t->throttle_start[slot] && time > t->throttle_start[slot])
-		t->cpu[t->throttle_ring[slot]].throttled_ns += time - t->throttle_start[slot];
-	t->throttle_start[slot] = 0;
+	if (i == t->nr_throttled)
+		return;
+	if (time > t->throttled[i].start)
+		t->cpu[t->throttled[i].ring].throttled_ns += time - t->throttled[i].start;
+	t->throttled[i] = t->throttled[--t->nr_throttled];
 }
 
 /* At the end: the throttles still in force count until the end of the recording. */
@@ -163,13 +163,10 @@ static void close_throttles(struct wthread *t)
 
 	if (!end)
 		end = t->max_time;
-	for (int i = 0; i < t->cfg.nr_ids + t->cfg.nr_rings; i++) {
-		if (!t->throttle_start[i])
-			continue;
-		if (end > t->throttle_start[i])
-			t->cpu[t->throttle_ring[i]].throttled_ns += end - t->throttle_start[i];
-		t->throttle_start[i] = 0;
-	}
+	for (int i = 0; i < t->nr_throttled; i++)
+		if (end > t->throttled[i].start)
+			t->cpu[t->throttled[i].ring].throttled_ns += end - t->throttled[i].start;
+	t->nr_throttled = 0;
 }
 
 /* Look at every record of a block: counts per CPU, sample times, and the build-id tracker. */
@@ -351,6 +348,19 @@ static void record_thread_cpu(struct wthread *t)
 				      (u64)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
 }
 
+/*
+ * Once the end time is set and the batch taken after it is done: close the throttles still in
+ * force, publish, and give back the byte of backlog wthread_end_time() added, so that
+ * record_sync() (which waits for no backlog) returns only after this.
+ */
+static void close_at_end(struct wthread *t)
+{
+	close_throttles(t);
+	t->end_closed = true;
+	publish(t);
+	__atomic_sub_fetch(&t->in_flight, 1, __ATOMIC_RELEASE);
+}
+
 static void *writer_main(void *arg)
 {
 	struct wthread *t = arg;
@@ -358,8 +368,17 @@ static void *writer_main(void *arg)
 	for (;;) {
 		struct block *batch, *b, *first, *last = NULL;
 		size_t bytes = 0;
+		/*
+		 * The end time is set after the last drain has queued everything the kernel wrote:
+		 * seen before this batch is taken, the batch holds the rest of it.
+		 */
+		bool ended = __atomic_load_n(&t->end_time, __ATOMIC_ACQUIRE);
 
 		batch = reverse(stack_take(&t->queue));
+		if (!batch && ended && !t->end_closed) {
+			close_at_end(t);
+			continue;
+		}
 		if (!batch) {
 			if (__atomic_load_n(&t->stopping, __ATOMIC_ACQUIRE)) {
 				/* Pushes happen before the stop is set: one more look. */
@@ -388,6 +407,8 @@ static void *writer_main(void *arg)
 		stack_push(&t->returned, first, last);
 		/* After the stats: a backlog of 0 seen with ACQUIRE means they are published. */
 		__atomic_sub_fetch(&t->in_flight, bytes, __ATOMIC_RELEASE);
+		if (ended && !t->end_closed)
+			close_at_end(t);
 	}
 	if (t->unflushed)
 		flush_now(t);
@@ -410,10 +431,8 @@ int wthread_start(struct wthread **tp, const struct wthread_config *cfg)
 	t->cfg = *cfg;
 	t->cpu = calloc(cfg->nr_rings + 1, sizeof(*t->cpu));
 	t->pub_cpu = calloc(cfg->nr_rings + 1, sizeof(*t->cpu));
-	t->throttle_start = calloc(cfg->nr_ids + cfg->nr_rings + 1, sizeof(u64));
-	t->throttle_ring = calloc(cfg->nr_ids + cfg->nr_rings + 1, sizeof(int));
 	t->wake_fd = eventfd(0, EFD_CLOEXEC);
-	if (!t->cpu || !t->pub_cpu || !t->throttle_start || !t->throttle_ring || t->wake_fd < 0) {
+	if (!t->cpu || !t->pub_cpu || t->wake_fd < 0) {
 		err = t->wake_fd < 0 ? -errno : -ENOMEM;
 		wthread_free(t);
 		return err;
@@ -577,7 +596,16 @@ size_t wthread_backlog(struct wthread *t)
 
 void wthread_end_time(struct wthread *t, u64 time)
 {
-	__atomic_store_n(&t->end_time, time, __ATOMIC_RELAXED);
+	u64 one = 1;
+
+	if (__atomic_load_n(&t->end_time, __ATOMIC_RELAXED) || !time)
+		return; /* once */
+	wthread_kick(t);
+	__atomic_add_fetch(&t->in_flight, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->end_time, time, __ATOMIC_RELEASE);
+	if (write(t->wake_fd, &one, sizeof(one)) < 0) {
+		/* only on overflow, and then the writer is awake anyway */
+	}
 }
 
 int wthread_stop(struct wthread *t)
@@ -633,8 +661,7 @@ void wthread_free(struct wthread *t)
 	free_chain(t->pending);
 	free(t->cpu);
 	free(t->pub_cpu);
-	free(t->throttle_start);
-	free(t->throttle_ring);
+	free(t->throttled);
 	if (t->wake_fd >= 0)
 		close(t->wake_fd);
 	pthread_mutex_destroy(&t->stats_lock);

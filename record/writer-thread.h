@@ -76,8 +76,9 @@ size_t wthread_backlog(struct wthread *t);
 
 /**
  * wthread_end_time - the recording's end in the sample clock, up to which the throttles still in
- * force at the stop count (without it: the latest time the writer saw). Call before
- * wthread_stop().
+ * force at the stop count (without it: the latest time the writer saw). Call once the last drain
+ * has queued everything (only the first call counts): the writer closes them with the next batch
+ * it takes, and the backlog stays above 0 until it has, so that record_sync() then sees them.
  */
 void wthread_end_time(struct wthread *t, u64 time);
 

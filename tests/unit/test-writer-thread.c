@@ -236,6 +236,14 @@ struct throttle_rec {
 	u64 sample_id[3]; /* IDENTIFIER is last in a sample_id trailer; TID and TIME before it */
 };
 
+/* A THROTTLE or UNTHROTTLE of event stream_id, whose primary id (its parent's) is id. */
+static void put_throttle2(struct block *b, bool throttle, u64 time, u64 id, u64 stream_id)
+{
+	struct throttle_rec t = { time, id, stream_id, { 0, time, id } };
+
+	put_record(b, throttle ? PERF_RECORD_THROTTLE : PERF_RECORD_UNTHROTTLE, &t, sizeof(t));
+}
+
 static void put_throttle(struct block *b, bool throttle, u64 time, u64 id)
 {
 	struct throttle_rec t = { time, id, id, { 0, time, id } };
@@ -244,7 +252,7 @@ static void put_throttle(struct block *b, bool throttle, u64 time, u64 id)
 }
 
 /*
- * The kernel throttles each event (sample id) on its own. Two ids on one ring: the second
+ * The kernel throttles each event (stream id) on its own. Two ids on one ring: the second
  * THROTTLE is not a repeat of the first, and the first UNTHROTTLE ends only its own id's time.
  * What is still throttled at the stop counts until the end time.
  */
@@ -267,18 +275,39 @@ static void test_throttle_per_id(void)
 	put_throttle(b, false, 2000, 11);  /* 11: 1000 .. 2000 */
 	put_throttle(b, false, 2500, 99);  /* an unknown id, never throttled: counted only */
 	put_throttle(b, true, 3000, 11);   /* 11 again, open at the stop */
+	/*
+	 * Two inherited events of one parent (primary id 33, stream ids 34 and 35), throttled at
+	 * once: each UNTHROTTLE ends its own event's time (34: 6000..6300, 35: 6100..6600).
+	 */
+	put_throttle2(b, true, 6000, 33, 34);
+	put_throttle2(b, true, 6100, 33, 35);
+	put_throttle2(b, false, 6300, 33, 34);
+	put_throttle2(b, false, 6600, 33, 35);
 	wthread_push(r.t, b);
 	wthread_kick(r.t);
-	wthread_end_time(r.t, 5000);
+	wthread_end_time(r.t, 7000);
+	/*
+	 * What record_sync() does before the stop hooks' last snapshot: wait for no backlog. The
+	 * throttles still in force must be closed by then, not only at the stop.
+	 */
+	for (int i = 0; i < 5000 && wthread_backlog(r.t); i++)
+		usleep(1000);
+	memset(&st, 0, sizeof(st));
+	memset(cpu, 0, sizeof(cpu));
+	st.nr_cpus = 1;
+	wthread_stats(r.t, &st, cpu);
+	is(cpu[0].throttled_ns, 1000 + 4000 + 5500 + 300 + 500,
+	   "no backlog after the end time: the open throttles are closed and published");
 	is(wthread_stop(r.t), 0, "stop");
 	memset(&st, 0, sizeof(st));
 	memset(cpu, 0, sizeof(cpu));
 	st.nr_cpus = 1;
 	wthread_stats(r.t, &st, cpu);
-	is(cpu[0].throttle, 4, "THROTTLE records counted");
-	is(cpu[0].unthrottle, 2, "UNTHROTTLE records counted");
-	/* 11: 1000..2000 and 3000..5000 (the end); 22: 1500..5000 (the end) */
-	is(cpu[0].throttled_ns, 1000 + 2000 + 3500, "throttled time per id, open ones to the end");
+	is(cpu[0].throttle, 6, "THROTTLE records counted");
+	is(cpu[0].unthrottle, 4, "UNTHROTTLE records counted");
+	/* 11: 1000..2000 and 3000..7000 (the end); 22: 1500..7000 (the end); 34, 35 as above */
+	is(cpu[0].throttled_ns, 1000 + 4000 + 5500 + 300 + 500,
+	   "throttled time per event (stream id), open ones to the end");
 	wthread_free(r.t);
 	is(pd_writer_close(r.w), 0, "close");
 }
