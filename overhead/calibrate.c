@@ -202,9 +202,12 @@ static int start_pinned(pthread_t *t, int cpu, bool fifo, void *(*fn)(void *), v
 		pthread_attr_setschedpolicy(&pa, SCHED_FIFO);
 		pthread_attr_setschedparam(&pa, &sp);
 	}
+	/* Before the thread starts: it may read *got_fifo at once. */
+	*got_fifo = fifo;
 	err = pthread_create(t, &pa, fn, arg);
 	pthread_attr_destroy(&pa);
-	*got_fifo = fifo && !err;
+	if (err)
+		*got_fifo = false; /* no thread reads it */
 	if (err == EPERM && fifo)
 		return start_pinned(t, cpu, false, fn, arg, got_fifo);
 	return -err;
