@@ -565,6 +565,47 @@ static inline int row_tid(const struct report_opts *o, const struct thread *t)
 	return o->row_by_tid ? t->tid : 0;
 }
 
+/*
+ * The row key of frame f under the sort keys: a sample's own row and a call-chain entry's row
+ * (--children) differ only in the comm, tid and cpu they come with and in how an address without
+ * a symbol is keyed (rel, level).
+ */
+static void row_key(struct profile *p, struct hist_entry *key, const char *comm, int tid, int cpu,
+		    u32 f, const struct frame *fr, u64 rel, char level)
+{
+	const struct report_opts *o = p->o;
+
+	memset(key, 0, sizeof(*key));
+	for (u32 i = 0; i < o->nr_keys; i++) {
+		switch (o->keys[i]) {
+		case SORT_COMM:
+			key->comm = comm;
+			break;
+		case SORT_PID:
+		case SORT_TID:
+			key->tid = tid;
+			break;
+		case SORT_DSO:
+			key->dso_name = frame_dso_name(p, f);
+			break;
+		case SORT_SYM:
+			key->dso_name = frame_dso_name(p, f);
+			if (fr->sym) {
+				key->resolved = true;
+				key->sym_start = fr->sym->start;
+				key->sym_end = fr->sym->end;
+			} else {
+				key->rel = rel;
+				key->level = level;
+			}
+			break;
+		case SORT_CPU:
+			key->cpu = cpu;
+			break;
+		}
+	}
+}
+
 static inline struct row_cache_entry *row_cache_slot(struct profile *p, const struct psample *smp,
 						     const struct thread *t, u32 f)
 {
@@ -634,35 +675,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 			goto found;
 		}
 		fr = session_frame(s, f);
-		memset(&key, 0, sizeof(key));
-		for (u32 i = 0; i < o->nr_keys; i++) {
-			switch (o->keys[i]) {
-			case SORT_COMM:
-				key.comm = t->comm;
-				break;
-			case SORT_PID:
-			case SORT_TID:
-				key.tid = t->tid;
-				break;
-			case SORT_DSO:
-				key.dso_name = frame_dso_name(p, f);
-				break;
-			case SORT_SYM:
-				key.dso_name = frame_dso_name(p, f);
-				if (fr->sym) {
-					key.resolved = true;
-					key.sym_start = fr->sym->start;
-					key.sym_end = fr->sym->end;
-				} else {
-					key.rel = fr->rel;
-					key.level = fr->level;
-				}
-				break;
-			case SORT_CPU:
-				key.cpu = smp->cpu;
-				break;
-			}
-		}
+		row_key(p, &key, t->comm, t->tid, smp->cpu, f, fr, fr->rel, fr->level);
 		e = hists_findnew(p, hs, &key);
 		p->row_lookups++;
 		e->attr = smp->attr;
@@ -979,42 +992,13 @@ static bool file_has_chains(struct pd_reader *r)
 static u32 chain_entry_row(struct profile *p, struct hists *hs, const struct hist_entry *self,
 			   const char *comm, u32 f, char level)
 {
-	const struct report_opts *o = p->o;
 	const struct frame *fr = session_frame(&p->s, f);
 	struct hist_entry key, *e;
 	struct thread *t = self->thread;
 	int attr = self->attr;
 
-	memset(&key, 0, sizeof(key));
-	for (u32 i = 0; i < o->nr_keys; i++) {
-		switch (o->keys[i]) {
-		case SORT_COMM:
-			key.comm = comm;
-			break;
-		case SORT_PID:
-		case SORT_TID:
-			key.tid = self->tid;
-			break;
-		case SORT_DSO:
-			key.dso_name = frame_dso_name(p, f);
-			break;
-		case SORT_SYM:
-			key.dso_name = frame_dso_name(p, f);
-			if (fr->sym) {
-				key.resolved = true;
-				key.sym_start = fr->sym->start;
-				key.sym_end = fr->sym->end;
-			} else {
-				/* perf keys a chain entry by its address, not the map's offset */
-				key.rel = fr->ip;
-				key.level = level;
-			}
-			break;
-		case SORT_CPU:
-			key.cpu = self->cpu;
-			break;
-		}
-	}
+	/* perf keys a chain entry without a symbol by its address, not the map's offset */
+	row_key(p, &key, comm, self->tid, self->cpu, f, fr, fr->ip, level);
 	e = hists_findnew(p, hs, &key);
 	if (!e->frame) {
 		/* new: a row that only call chains pass through */
