@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "overhead/model.h"
+#include "util/hash.h"
 
 #define NS_PER_S 1e9
 
@@ -115,16 +116,6 @@ static bool grow(void **p, u32 *cap, u32 n, size_t sz)
 	*p = q;
 	*cap = c;
 	return true;
-}
-
-static u64 mix(u64 h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
 }
 
 static u64 hash_str(u64 h, const char *s)
@@ -241,7 +232,7 @@ struct model_priv {
 
 static u64 pair_hash(u64 key, int cpu)
 {
-	return mix(key * 0x9e3779b97f4a7c15ULL ^ (u32)cpu);
+	return hash_mix64(key * 0x9e3779b97f4a7c15ULL ^ (u32)cpu);
 }
 
 static u64 pair_hash_at(const void *ctx, u32 i)
@@ -450,7 +441,7 @@ static u64 cost_hash(const struct om_cost *c)
 
 	h = hash_str(h, c->type);
 	h = hash_str(h ^ 0xff, c->source);
-	return mix(h);
+	return hash_mix64(h);
 }
 
 static u64 cost_hash_at(const void *ctx, u32 i)
@@ -756,7 +747,8 @@ void overhead_model_add_throttle(struct overhead_model *m, int ev, u64 id, int c
 
 static u64 counter_hash(u64 id, u32 cpu, u32 thread, bool stat)
 {
-	return mix(id * 0x9e3779b97f4a7c15ULL ^ ((u64)cpu << 32 | thread) ^ (u64)stat << 63);
+	return hash_mix64(id * 0x9e3779b97f4a7c15ULL ^ ((u64)cpu << 32 | thread) ^
+			  (u64)stat << 63);
 }
 
 static u64 counter_hash_at(const void *ctx, u32 i)

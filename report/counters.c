@@ -26,6 +26,7 @@
 #include "report/counters.h"
 #include "report/report.h"
 #include "util/json.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -461,13 +462,6 @@ struct owner_table {
 	u32 cap;
 };
 
-static u64 mix64(u64 h)
-{
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	return h ^ (h >> 29);
-}
-
 static u64 exclusions(const struct perf_event_attr *a)
 {
 	return (u64)a->exclude_user | (u64)a->exclude_kernel << 1 | (u64)a->exclude_hv << 2 |
@@ -477,12 +471,12 @@ static u64 exclusions(const struct perf_event_attr *a)
 static u64 owner_hash(const struct counters *c, u32 i, bool readings)
 {
 	const struct perf_event_attr *a = pd_reader_attr(c->rep.r, i);
-	u64 h = mix64(a->type ^ a->config * 0x9e3779b97f4a7c15ULL);
+	u64 h = hash_mix64(a->type ^ a->config * 0x9e3779b97f4a7c15ULL);
 
-	h = mix64(h ^ a->config1) ^ mix64(a->config2 + exclusions(a));
+	h = hash_mix64(h ^ a->config1) ^ hash_mix64(a->config2 + exclusions(a));
 	if (readings)
-		h = mix64(h ^ c->ev[i].total.val) ^ mix64(c->ev[i].total.ena) ^
-		    mix64(c->ev[i].total.run * 3);
+		h = hash_mix64(h ^ c->ev[i].total.val) ^ hash_mix64(c->ev[i].total.ena) ^
+		    hash_mix64(c->ev[i].total.run * 3);
 	return h;
 }
 

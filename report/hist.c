@@ -24,20 +24,11 @@
 #include <string.h>
 
 #include "report/hist.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
 #define MAX_STACK 127
-
-static inline u64 mix(u64 x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Frame names */
@@ -148,7 +139,7 @@ static u32 key_hash(const struct hist_entry *k)
 	h ^= (k->sym_start + (k->sym_end << 7) + k->resolved) * 0x165667b19e3779f9ULL;
 	h ^= k->rel * 0x27d4eb2f165667c5ULL;
 	h ^= (u64)(u32)k->tid << 32 | (u32)k->cpu;
-	return (u32)mix(h);
+	return (u32)hash_mix64(h);
 }
 
 static bool key_equal(const struct hist_entry *a, const struct hist_entry *b)
@@ -242,12 +233,12 @@ static bool filtered(const struct report_opts *o, const struct thread *t)
 /* nf: the number of frames, with the top bit of struct chain_rec's n */
 static u32 chain_hash(u32 gid, const char *comm, u32 nf, const u32 *f)
 {
-	u64 h = mix((u64)gid << 32 ^ nf ^ (u64)(uintptr_t)comm);
+	u64 h = hash_mix64((u64)gid << 32 ^ nf ^ (u64)(uintptr_t)comm);
 	u32 n = nf & 0x7fffffffu;
 
 	for (u32 i = 0; i < n; i++)
 		h = (h ^ f[i]) * 0x100000001b3ULL + (h >> 29);
-	return (u32)mix(h);
+	return (u32)hash_mix64(h);
 }
 
 static inline struct chain_rec *chain_at(const struct profile *p, u32 off)
@@ -612,7 +603,7 @@ static inline struct row_cache_entry *row_cache_slot(struct profile *p, const st
 	u64 k = (u64)f << 32 ^ (u64)(uintptr_t)t->comm ^ (u64)(u32)smp->attr << 24 ^
 		(u64)(u32)row_cpu(p->o, smp) << 40 ^ (u64)(u32)row_tid(p->o, t) << 8;
 
-	return &p->row_cache[(u32)mix(k) & ((1u << ROW_CACHE_BITS) - 1)];
+	return &p->row_cache[(u32)hash_mix64(k) & ((1u << ROW_CACHE_BITS) - 1)];
 }
 
 static void add_sample(struct session *s, struct thread *t, const struct psample *smp, void *arg)
@@ -761,7 +752,7 @@ static u32 node_new(struct profile *p, u32 parent, u32 key)
 
 static u32 node_hash(u32 parent, u32 key)
 {
-	return (u32)mix((u64)parent << 32 | key);
+	return (u32)hash_mix64((u64)parent << 32 | key);
 }
 
 static void node_table_grow(struct profile *p)

@@ -31,6 +31,7 @@
 #include <sys/sysmacros.h>
 
 #include "report/session.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -42,16 +43,6 @@
 #endif
 
 static u32 next_gen = 1;
-
-static inline u64 mix64(u64 x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Interned strings */
@@ -248,7 +239,7 @@ static struct thread *thread_find(struct session *s, int tid)
 
 	if (t && t->tid == tid)
 		return t;
-	for (t = s->threads[(u32)mix64((u64)(u32)tid) & s->threads_mask]; t; t = t->hnext)
+	for (t = s->threads[(u32)hash_mix64((u64)(u32)tid) & s->threads_mask]; t; t = t->hnext)
 		if (t->tid == tid) {
 			s->last_thread = t;
 			return t;
@@ -258,7 +249,7 @@ static struct thread *thread_find(struct session *s, int tid)
 
 static void thread_unhash(struct session *s, struct thread *t)
 {
-	struct thread **pp = &s->threads[(u32)mix64((u64)(u32)t->tid) & s->threads_mask];
+	struct thread **pp = &s->threads[(u32)hash_mix64((u64)(u32)t->tid) & s->threads_mask];
 
 	for (; *pp; pp = &(*pp)->hnext) {
 		if (*pp == t) {
@@ -284,7 +275,7 @@ static void thread_hash(struct session *s, struct thread *t)
 
 			for (x = s->threads[i]; x; x = next) {
 				next = x->hnext;
-				b = (u32)mix64((u64)(u32)x->tid) & mask;
+				b = (u32)hash_mix64((u64)(u32)x->tid) & mask;
 				x->hnext = tab[b];
 				tab[b] = x;
 			}
@@ -293,7 +284,7 @@ static void thread_hash(struct session *s, struct thread *t)
 		s->threads = tab;
 		s->threads_mask = mask;
 	}
-	b = (u32)mix64((u64)(u32)t->tid) & s->threads_mask;
+	b = (u32)hash_mix64((u64)(u32)t->tid) & s->threads_mask;
 	t->hnext = s->threads[b];
 	s->threads[b] = t;
 }
@@ -352,7 +343,7 @@ static u32 frame_hash(const struct dso *dso, const struct sym *sym, u64 ip, char
 {
 	u64 k = sym ? (u64)(uintptr_t)sym : ip ^ ((u64)(u8)level << 56);
 
-	return (u32)mix64(k ^ (u64)(uintptr_t)dso * 31);
+	return (u32)hash_mix64(k ^ (u64)(uintptr_t)dso * 31);
 }
 
 static void frame_table_grow(struct session *s)
@@ -489,7 +480,7 @@ u32 session_resolve_flagged(struct session *s, struct thread *t, u16 cpumode, u6
 {
 	const struct maps *maps = cpumode == PERF_RECORD_MISC_KERNEL ? s->kmaps : t->maps;
 	u32 tag = maps->gen << 3 | (cpumode & 7), frame;
-	struct fcache_entry *e = &s->fcache[(u32)mix64(ip ^ (u64)tag << 40) & (FCACHE_SIZE - 1)];
+	struct fcache_entry *e = &s->fcache[(u32)hash_mix64(ip ^ (u64)tag << 40) & (FCACHE_SIZE - 1)];
 
 	if (e->tag == tag && e->addr == ip)
 		return e->frame;
@@ -497,7 +488,7 @@ u32 session_resolve_flagged(struct session *s, struct thread *t, u16 cpumode, u6
 	frame = resolve_slow(s, t, cpumode, ip);
 	/* loading the kernel may have changed the kernel maps: key on their gen now */
 	tag = maps->gen << 3 | (cpumode & 7);
-	e = &s->fcache[(u32)mix64(ip ^ (u64)tag << 40) & (FCACHE_SIZE - 1)];
+	e = &s->fcache[(u32)hash_mix64(ip ^ (u64)tag << 40) & (FCACHE_SIZE - 1)];
 	e->frame = frame;
 	e->tag = tag;
 	e->addr = ip;
