@@ -174,3 +174,20 @@ normalise() {
 		-e "s#$T#TMP#g" \
 		-e 's/\b(pid|tid)[ =:]+[0-9]+/\1 PID/g'
 }
+
+# ran PARENT EXE TICKS: wait (10 s at most) until a child of PARENT runs EXE (a resolved path)
+# and has used TICKS clock ticks (1/100 s) of CPU: a recording is seen running, not assumed to
+# be after a fixed sleep
+ran() {
+	local c t
+	for _ in $(seq 500); do
+		for c in $(pgrep -P "$1"); do
+			[ "$(readlink /proc/$c/exe 2>/dev/null)" = "$2" ] || continue
+			t=$(awk '{ print $14 + $15 }' /proc/$c/stat 2>/dev/null)
+			[ "${t:-0}" -ge "$3" ] && return 0
+		done
+		sleep 0.02
+	done
+	echo "# no $(basename "$2") with $3 ticks of CPU under pid $1 after 10 s"
+	return 1
+}

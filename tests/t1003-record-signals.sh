@@ -22,22 +22,6 @@ complete() {
 		perf report -i "$1" --header-only 2>/dev/null | grep -Eq "^# data size +: [1-9]"
 }
 
-# ran PARENT TICKS: wait (10 s at most) until a child of PARENT runs hot3 and has used TICKS
-# clock ticks (1/100 s) of CPU; prec's workload is sampled from its exec on
-ran() {
-	local c t
-	for _ in $(seq 500); do
-		for c in $(pgrep -P "$1"); do
-			[ "$(readlink /proc/$c/exe 2>/dev/null)" = "$hot3" ] || continue
-			t=$(awk '{ print $14 + $15 }' /proc/$c/stat 2>/dev/null)
-			[ "${t:-0}" -ge "$2" ] && return 0
-		done
-		sleep 0.02
-	done
-	echo "# no hot3 with $2 ticks of CPU under pid $1 after 10 s"
-	return 1
-}
-
 # started FILE: wait (10 s at most) until FILE holds FINISHED_INIT: the synthesized records are
 # written and the events are being enabled
 cat >started.py <<'EOF'
@@ -69,7 +53,7 @@ started() {
 # recording until it exits, the file is complete and prec exits with the workload's 143.
 "$PREC" record $NONE -e cpu-clock -o int.data -- "$HOT3" 30 >/dev/null 2>int.err &
 p=$!
-ran $p 30
+ran $p "$hot3" 30
 start=$(date +%s)
 kill -INT $p
 wait $p

@@ -13,22 +13,6 @@ HOT3=$PREC_BUILD/tests/workloads/hot3
 
 hot3=$(readlink -f "$HOT3")
 
-# ran PARENT TICKS: wait (10 s at most) until a child of PARENT runs hot3 and has used TICKS
-# clock ticks (1/100 s) of CPU; prec's workload is sampled from its exec on
-ran() {
-	local c t
-	for _ in $(seq 500); do
-		for c in $(pgrep -P "$1"); do
-			[ "$(readlink /proc/$c/exe 2>/dev/null)" = "$hot3" ] || continue
-			t=$(awk '{ print $14 + $15 }' /proc/$c/stat 2>/dev/null)
-			[ "${t:-0}" -ge "$2" ] && return 0
-		done
-		sleep 0.02
-	done
-	echo "# no hot3 with $2 ticks of CPU under pid $1 after 10 s"
-	return 1
-}
-
 # grown FILE FROM BYTES: wait (10 s at most) until FILE is BYTES larger than FROM
 grown() {
 	for _ in $(seq 500); do
@@ -48,7 +32,7 @@ killed() {
 		>/dev/null 2>"$name.rec.err" &
 	p=$!
 	disown $p
-	ran $p 30
+	ran $p "$hot3" 30
 	grown "$name.data" "$(stat -c %s "$name.data" 2>/dev/null || echo 0)" "$grow"
 	workload=$(pgrep -P $p)
 	kill -KILL $p
