@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "overhead/collect-internal.h"
 #include "overhead/kallsyms.h"
+#include "util/perf-event.h"
 
 const char *const overhead_handler_symbol[OVERHEAD_HANDLER_NR] = {
 	[OVERHEAD_HANDLER_SWEVENT] = "perf_swevent_hrtimer",
@@ -255,9 +255,9 @@ void overhead_collector_close(struct overhead_collector *c)
 
 int perf_event_open_fd(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
 {
-	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	int fd = sys_perf_event_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 
-	return fd < 0 ? -errno : (int)fd;
+	return fd < 0 ? -errno : fd;
 }
 
 int perf_ring_mmap(struct perf_ring *r, int fd, int data_pages)

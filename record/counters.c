@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "format/perf-data.h"
@@ -27,6 +26,7 @@
 #include "record/parse-events.h"
 #include "record/record.h"
 #include "util/log.h"
+#include "util/perf-event.h"
 #include "util/xalloc.h"
 
 /*
@@ -290,12 +290,6 @@ static int cnt_declare(struct record *rec, void **priv)
 		c->nr_ev++;
 	}
 	return 0;
-}
-
-static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			       unsigned long flags)
-{
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
 static struct cnt_source *new_source(struct counters *c, int idx, u64 read_format, bool any_cpu)

@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "record/evlist.h"
@@ -34,13 +33,8 @@
 #include "record/target.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/perf-event.h"
 #include "util/xalloc.h"
-
-static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-			       unsigned long flags)
-{
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
-}
 
 /*
  * The alternating-period patches (Arm, "A mechanism for efficient support for per-function

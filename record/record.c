@@ -31,7 +31,6 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +47,7 @@
 #include "record/writer-thread.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/perf-event.h"
 #include "util/sysinfo.h"
 #include "util/xalloc.h"
 
@@ -385,7 +385,7 @@ static int clock_probe_open(struct clock_probe *c)
 	};
 	long page = sysconf(_SC_PAGESIZE);
 
-	c->fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	c->fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (c->fd < 0)
 		return -errno;
 	c->len = 2 * page;
