@@ -650,7 +650,7 @@ int overhead_calibrate_collector(const int *cpus, int nr_cpus, enum overhead_sou
 	struct overhead_calib_opts o = { COLLECTOR_WINDOW_NS, COLLECTOR_RUNS, false };
 	struct perf_event_attr a;
 	struct overhead_collector *c;
-	u64 max_rate;
+	u64 max_rate, rate;
 	int err;
 
 	if (source != OVERHEAD_SOURCE_BPF && source != OVERHEAD_SOURCE_TRACEPOINT)
@@ -671,8 +671,11 @@ int overhead_calibrate_collector(const int *cpus, int nr_cpus, enum overhead_sou
 	copy_attr(&a, attr);
 	if (read_sysctl_u64("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate))
 		max_rate = 0;
+	rate = max_rate && max_rate < COLLECTOR_RATE ? max_rate : COLLECTOR_RATE;
 	if (a.freq && a.sample_freq < COLLECTOR_RATE)
-		a.sample_freq = max_rate && max_rate < COLLECTOR_RATE ? max_rate : COLLECTOR_RATE;
+		a.sample_freq = rate;
+	else if (!a.freq && overhead_calib_rate(&a) > 0 && overhead_calib_rate(&a) < rate)
+		a.sample_period = (u64)(1e9 / (double)rate); /* cpu-clock, task-clock */
 	attr = &a;
 	err = overhead_collector_open(&c, cpus, nr_cpus, source);
 	if (err) {

@@ -37,7 +37,9 @@
  *	cpu.0.collector.handler_ns=1010.000	and the handler time it measured meanwhile; or
  *						cpu.0.collector.error=REASON
  *	event.0.freq=4000			the frequency -F asked for event 0 (its attr
- *						index in the file), before any cap; or
+ *						index in the file), before any cap (cpu-clock
+ *						and task-clock have the fixed period 1e9/freq
+ *						in the attr, record/evlist.c); or
  *	event.1.period=100003			the period -c asked for
  *	event.2.shared_with=1			event 2 read event 1's counter (opened once)
  *	counters.interval_ns=1000000000		--count-interval: the counters were read (STAT,

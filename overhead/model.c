@@ -1165,6 +1165,25 @@ static bool sampling_event(const struct om_event *e)
 	return e->attr.freq ? e->attr.sample_freq > 0 : e->attr.sample_period > 0;
 }
 
+/*
+ * The frequency event idx sampled at, 0 for a fixed period. prec gives cpu-clock and task-clock
+ * with -F the period the kernel makes of the frequency (record/evlist.c, hrtimer_period()), and
+ * says in the facts that a frequency was asked.
+ */
+static u64 event_freq(const struct overhead_model *m, u32 idx)
+{
+	const struct om_event *e = &m->events[idx];
+	const struct overhead_fact_event *fe;
+
+	if (e->attr.freq)
+		return e->attr.sample_freq;
+	fe = m->have_facts ? overhead_facts_find_event(&m->facts, idx) : NULL;
+	if (fe && fe->freq && e->attr.sample_period && e->attr.type == PERF_TYPE_SOFTWARE &&
+	    (e->attr.config == PERF_COUNT_SW_CPU_CLOCK || e->attr.config == PERF_COUNT_SW_TASK_CLOCK))
+		return (u64)llround(1e9 / (double)e->attr.sample_period);
+	return 0;
+}
+
 /* The frequency -F asked for an event: the facts' (before any cap), else the attr's. */
 static u64 requested_freq(const struct overhead_model *m, u32 idx)
 {
@@ -1175,7 +1194,7 @@ static u64 requested_freq(const struct overhead_model *m, u32 idx)
 		return fe->freq;
 	if (fe && fe->period)
 		return 0;
-	return m->events[idx].attr.freq ? m->events[idx].attr.sample_freq : 0;
+	return event_freq(m, idx);
 }
 
 /* The kernel's sample-rate limit at the end of the recording (or at its start); 0 unknown. */
@@ -1222,7 +1241,7 @@ static void rate_advice(const struct overhead_model *m, const struct om_cpu *c, 
 		 * exactly: the rate is proportional to 1 / period. Multiply before dividing and
 		 * forgive rounding: 1428 * 4000 / 4000 is 1428.
 		 */
-		if (e->attr.freq && rate > 0) {
+		if (event_freq(m, i) && rate > 0) {
 			u64 f = (u64)floor(target *
 					       rate_of(event_cpu_samples(m, i, c ? c->cpu : -1),
 						       c ? c->wall_ns : 0) /
@@ -1899,7 +1918,7 @@ static void rule_short_period(const struct overhead_model *m, struct findings *f
 		enum om_severity sev;
 		char a[32];
 
-		if (!sampling_event(e) || e->attr.freq)
+		if (!sampling_event(e) || event_freq(m, i))
 			continue;
 		if (e->peak_cpu >= 0) {
 			w = overhead_model_cpu(m, e->peak_cpu);
@@ -1970,11 +1989,11 @@ static void rule_rate_capped(const struct overhead_model *m, struct findings *fs
 		return;
 	for (u32 i = 0; i < m->nr_events; i++) {
 		const struct om_event *e = &m->events[i];
-		u64 want = requested_freq(m, i);
+		u64 want = requested_freq(m, i), freq = event_freq(m, i);
 		double best = 0;
 		struct om_finding *f;
 
-		if (!sampling_event(e) || !e->attr.freq || want <= limit)
+		if (!sampling_event(e) || !freq || want <= limit)
 			continue;
 		f = add_finding(fs, "rate-capped", OM_WARN, -1, (int)i, (double)want);
 		if (!f)
@@ -1988,7 +2007,7 @@ static void rule_rate_capped(const struct overhead_model *m, struct findings *fs
 				 m->facts.max_rate_after != m->facts.max_rate_before
 			     ? " at the end of the recording"
 			     : "",
-			 e->attr.sample_freq < limit ? (u64)e->attr.sample_freq : limit);
+			 freq < limit ? freq : limit);
 		if (e->peak_cpu >= 0) {
 			best = e->peak_rate;
 			f->cpu = e->peak_cpu;

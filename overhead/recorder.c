@@ -792,18 +792,22 @@ static void set_facts(struct record *rec, struct ovr *o)
 	}
 	for (int i = 0; (a = record_attr(rec, i)); i++) {
 		struct overhead_fact_event *fe;
+		u64 freq;
 
 		if (i == o->idx || !sampling_attr(a))
 			continue;
 		fe = overhead_facts_event(&f, (u32)i);
 		if (!fe)
 			continue;
-		/* The kernel's limit lowered -F (record.c, cap_frequency): say what was asked. */
-		if (a->freq)
-			fe->freq = st->freq_requested > a->sample_freq &&
-						   a->sample_freq == opts->freq
+		/*
+		 * The kernel's limit lowered -F (record.c, cap_frequency): say what was asked.
+		 * cpu-clock and task-clock with -F have the fixed period in their attr.
+		 */
+		freq = record_event_freq(rec, i);
+		if (freq)
+			fe->freq = st->freq_requested > freq && freq == opts->freq
 					   ? st->freq_requested
-					   : a->sample_freq;
+					   : freq;
 		else
 			fe->period = a->sample_period;
 	}

@@ -3,16 +3,19 @@
  * Opening the events of a recording. The attrs follow what perf record 6.1 writes for the same
  * options (checked with `perf evlist -v` on its files):
  *
- *	sample_type	IP|TID|TIME, PERIOD in frequency mode, CPU for -a/-C/--sample-cpu and
- *			tracepoints, RAW|PERIOD for tracepoints and bpf-output, CALLCHAIN for -g,
- *			ADDR|DATA_SRC for -d, READ for the leader and members of a :S group and
- *			READ|ID for an event with S outside a group, and IDENTIFIER when the file
- *			has more than one attr (perf-data-compat.md pitfall 4)
+ *	sample_type	IP|TID|TIME, PERIOD in frequency mode and with -P, CPU for -a/-C,
+ *			--sample-cpu and tracepoints, RAW|PERIOD for tracepoints and bpf-output,
+ *			CALLCHAIN for -g, ADDR|DATA_SRC for -d, READ for the leader and members
+ *			of a :S group and READ|ID for an event with S outside a group, and
+ *			IDENTIFIER when the file has more than one attr (perf-data-compat.md
+ *			pitfall 4)
  *	read_format	ID|LOST (GROUP with a :S group)
  *	period		-c, or freq with -F (default 4000 Hz); tracepoints, breakpoints and
  *			bpf-output keep the parser's period of 1 unless -c/-F is given; terms
  *			(period=, freq=) win over both. alt-period= / hf-period= go to the kernel
- *			only, in the extended attr of the alternating-period patches
+ *			only, in the extended attr of the alternating-period patches. One
+ *			departure from perf: cpu-clock and task-clock get the fixed period the
+ *			kernel makes of their frequency, without PERIOD (hrtimer_period())
  *	flags		disabled on leaders, enable_on_exec for a workload, inherit unless
  *			--no-inherit, -t or :S; the first event tracks mmap, mmap2, comm,
  *			comm_exec, task, ksymbol, bpf_event (and mmap_data with -d,
@@ -35,6 +38,8 @@
 #include "util/log.h"
 #include "util/perf-event.h"
 #include "util/xalloc.h"
+
+#define NSEC_PER_SEC 1000000000ULL
 
 /*
  * The alternating-period patches (Arm, "A mechanism for efficient support for per-function
@@ -166,6 +171,35 @@ static u64 weak_period(const struct evsel *ev)
 	return ev->spec->attr.sample_period;
 }
 
+static bool is_hrtimer(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/*
+ * cpu-clock and task-clock run on an hrtimer, and the kernel turns their frequency into the fixed
+ * period NSEC_PER_SEC / freq when it creates them (perf_swevent_init_hrtimer()): then every
+ * sample carries that same PERIOD. Asked for that period, the kernel takes the same samples, 8
+ * bytes smaller, and perf gives each the attr's sample_period: perf report and perf script print
+ * the same (-P keeps the field). A frequency above the kernel's limit stays one, for the kernel
+ * to refuse as it refuses perf's.
+ */
+static void hrtimer_period(struct evsel *ev, u64 max_rate)
+{
+	struct perf_event_attr *a = &ev->attr;
+	u64 freq = a->sample_freq;
+
+	if (!a->freq || !is_hrtimer(a) || !freq || freq > NSEC_PER_SEC ||
+	    (max_rate && freq > max_rate))
+		return;
+	ev->hrtimer_freq = freq;
+	a->freq = 0;
+	a->sample_period = NSEC_PER_SEC / freq;
+	if (!ev->keep_period)
+		a->sample_type &= ~(u64)PERF_SAMPLE_PERIOD;
+}
+
 static bool in_group(const struct evsel *ev)
 {
 	return ev->leader >= 0;
@@ -181,6 +215,9 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 	bool several = evl->nr > 1;
 	bool cpu_target = t->system_wide || t->cpu_list;
 	int first = -1;
+	u64 max_rate = 0;
+
+	read_sysctl_u64("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate);
 
 	for (int i = 0; i < evl->nr; i++) {
 		struct evsel *ev = &evl->ev[i];
@@ -231,8 +268,10 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 			a->freq = 1;
 			a->sample_freq = opts->freq;
 		}
-		if (a->freq)
+		ev->keep_period = opts->sample_period;
+		if (a->freq || opts->sample_period)
 			a->sample_type |= PERF_SAMPLE_PERIOD;
+		hrtimer_period(ev, max_rate);
 
 		a->read_format |= PERF_FORMAT_ID | PERF_FORMAT_LOST;
 		if (leader && leader->sample_read) {
@@ -450,6 +489,7 @@ static bool fallback_default(struct evsel *ev, int err)
 	ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	free(ev->name);
 	ev->name = xstrdup(ev->attr.exclude_kernel ? "cpu-clock:u" : "cpu-clock");
+	hrtimer_period(ev, 0);
 	note("cycles is not supported here (no hardware PMU): sampling cpu-clock instead");
 	return true;
 }

@@ -26,6 +26,12 @@ struct evsel {
 	int leader;       /* index of the group leader, -1 when not in a group */
 	int group_size;   /* on a leader */
 	bool sample_read; /* the leader of a :S group */
+	/*
+	 * cpu-clock and task-clock asked for a frequency: the frequency, which the attr carries
+	 * as the fixed period the kernel would have made of it (evlist.c, hrtimer_period()).
+	 */
+	u64 hrtimer_freq;
+	bool keep_period; /* -P: PERIOD in every sample, even when the attr fixes it */
 	const char *filter;
 	int *fd;          /* [cpu * nr_threads + thread], -1 when not open */
 	u64 *id;          /* same layout */

@@ -236,6 +236,16 @@ const struct perf_event_attr *record_attr(const struct record *rec, int idx)
 	return &rec->evl.ev[idx].attr;
 }
 
+u64 record_event_freq(const struct record *rec, int idx)
+{
+	const struct evsel *ev;
+
+	if (idx < 0 || idx >= rec->evl.nr)
+		return 0;
+	ev = &rec->evl.ev[idx];
+	return ev->attr.freq ? ev->attr.sample_freq : ev->hrtimer_freq;
+}
+
 struct perf_event_attr *record_attr_edit(struct record *rec, int idx)
 {
 	if (idx < 0 || idx >= rec->evl.nr || rec->w)
@@ -506,6 +516,7 @@ static const struct option long_options[] = {
 	{ "timestamp", no_argument, NULL, 'T' },
 	{ "data", no_argument, NULL, 'd' },
 	{ "sample-cpu", no_argument, NULL, OPT_SAMPLE_CPU },
+	{ "period", no_argument, NULL, 'P' },
 	{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
 	{ "no-inherit", no_argument, NULL, 'i' },
 	{ "clockid", required_argument, NULL, 'k' },
@@ -519,7 +530,7 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char short_options[] = "+:e:F:c:gaC:p:t:o:z::m:Tdik:BNqvh";
+static const char short_options[] = "+:e:F:c:gaC:p:t:o:z::m:TdPik:BNqvh";
 
 static void usage(FILE *f)
 {
@@ -549,6 +560,8 @@ static void usage(FILE *f)
 	      "    -T, --timestamp         sample timestamps (always on)\n"
 	      "    -d, --data              sample data addresses\n"
 	      "        --sample-cpu        sample the CPU\n"
+	      "    -P, --period            record the period in every sample (without it,\n"
+	      "                            cpu-clock and task-clock keep their fixed one in the attr)\n"
 	      "        --switch-events     record context switches\n"
 	      "    -i, --no-inherit        child tasks do not inherit the events\n"
 	      "    -k, --clockid <clock>   sample time from this clock (monotonic, monotonic_raw,\n"
@@ -558,7 +571,7 @@ static void usage(FILE *f)
 	      "        --overhead-source <auto|bpf|tracepoint|none>\n"
 	      "                            what measures the cost of profiling (default auto: bpf,\n"
 	      "                            else tracepoint); none measures nothing and writes\n"
-	      "                            no prec:overhead (the attrs stay perf record's)\n"
+	      "                            no prec:overhead (the events stay perf record's)\n"
 	      "        --overhead-interval <time>\n"
 	      "                            write the costs every <time> (default 1s; 500ms, 2s ...)\n"
 	      "    -q, --quiet             no messages but errors\n"
@@ -769,6 +782,9 @@ static int parse_options(struct record *rec, int argc, char **argv, struct pendi
 			break;
 		case OPT_SAMPLE_CPU:
 			o->sample_cpu = true;
+			break;
+		case 'P':
+			o->sample_period = true;
 			break;
 		case OPT_SWITCH_EVENTS:
 			o->switch_events = true;

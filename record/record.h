@@ -41,6 +41,7 @@ struct record_opts {
 	bool sample_time;      /* -T (time is always sampled, as perf 6.1 does) */
 	bool sample_addr;      /* -d */
 	bool sample_cpu;       /* --sample-cpu */
+	bool sample_period;    /* -P: PERIOD in every sample */
 	bool switch_events;    /* --switch-events */
 	bool no_inherit;       /* --no-inherit */
 	bool use_clockid;      /* -k */
@@ -169,6 +170,11 @@ int record_declare_attr(struct record *rec, const struct perf_event_attr *attr, 
 			u64 *id);
 /* The attr as it will be written (after the recorder's additions), by index. */
 const struct perf_event_attr *record_attr(const struct record *rec, int idx);
+/*
+ * The frequency event idx samples at (-F or freq=), 0 for a period. cpu-clock and task-clock
+ * carry it in the attr as the fixed period the kernel makes of it (evlist.c, hrtimer_period()).
+ */
+u64 record_event_freq(const struct record *rec, int idx);
 
 /**
  * record_attr_edit - the attr of index idx, to change before the file is created (declare and

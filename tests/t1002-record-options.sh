@@ -55,19 +55,33 @@ ident() {
 		! grep -v "sample_type: [A-Z|]*IDENTIFIER" "$1.attrs"
 }
 
-# What perf record 6.1 writes for -e cpu-clock -- COMMAND (perf evlist -v).
-one_attrs="cpu-clock: type: 1, size: 128, { sample_period, sample_freq }: 4000, "
-one_attrs+="sample_type: IP|TID|TIME|PERIOD, read_format: ID|LOST, disabled: 1, inherit: 1, "
-one_attrs+="mmap: 1, comm: 1, freq: 1, enable_on_exec: 1, task: 1, sample_id_all: 1, "
+# What perf record 6.1 writes for -e cpu-clock -- COMMAND (perf evlist -v), but for the period:
+# the kernel turns cpu-clock's 4000 Hz into a fixed period of 250000 ns, which prec asks for
+# directly, without PERIOD in the samples (record/evlist.c, hrtimer_period()).
+one_attrs="cpu-clock: type: 1, size: 128, { sample_period, sample_freq }: 250000, "
+one_attrs+="sample_type: IP|TID|TIME, read_format: ID|LOST, disabled: 1, inherit: 1, "
+one_attrs+="mmap: 1, comm: 1, enable_on_exec: 1, task: 1, sample_id_all: 1, "
 one_attrs+="exclude_guest: 1, mmap2: 1, comm_exec: 1, ksymbol: 1, bpf_event: 1"
 
-rec one "the attr is perf record's" \
-	'grep -qxF "$one_attrs" one.evlist' \
+# perf still gives every sample its period (the attr's), in perf script as in its report.
+rec one "the attr is perf record's, with 4000 Hz as the kernel's fixed period" \
+	'grep -qxF "$one_attrs" one.evlist &&
+	 perf script -i one.data -F period 2>/dev/null | sort | uniq -c >one.periods &&
+	 test "$(wc -l <one.periods)" = 1 && grep -q " 250000 *$" one.periods &&
+	 grep -q "Event count (approx.): $(($(perf script -i one.data -F ip 2>/dev/null |
+		wc -l) * 250000))\$" one.report' \
 	$NONE -e cpu-clock -- "$HOT3" 0.3
-# The default: the prec:overhead attr beside cpu-clock, whose attr is perf record's for two
+rec period "-P: PERIOD in every sample, as perf record -P" \
+	'grep -qxF "${one_attrs/TIME,/TIME|PERIOD,}" period.evlist' \
+	$NONE -e cpu-clock -P -- "$HOT3" 0.3
+rec task-clock "task-clock -F 1000: the fixed period 1000000, no PERIOD" \
+	'grep -q "^task-clock: .*sample_freq }: 1000000, sample_type: IP|TID|TIME," \
+		task-clock.evlist && ! grep -q "freq: 1" task-clock.evlist' \
+	$NONE -e task-clock -F 1000 -- "$HOT3" 0.3
+# The default: the prec:overhead attr beside cpu-clock, whose attr is the one above for two
 # events (IDENTIFIER added), and perf reads the file as cleanly (rec checks it).
 rec default "prec:overhead beside the event, whose attr is perf's plus IDENTIFIER" \
-	'ident default.evlist && grep -qxF "${one_attrs/PERIOD,/PERIOD|IDENTIFIER,}" default.evlist &&
+	'ident default.evlist && grep -qxF "${one_attrs/TIME,/TIME|IDENTIFIER,}" default.evlist &&
 	 grep -q "^prec:overhead: type: 2, .*sample_type: [A-Z|]*RAW" default.evlist &&
 	 grep -q "prec:overhead: cpu=-1 type=recorder" default.script' \
 	-e cpu-clock -- "$HOT3" 0.3
@@ -91,14 +105,14 @@ rec count "-c: a fixed period, no PERIOD, no freq" \
 	'grep -q "^cpu-clock: .*sample_freq }: 100000, sample_type: IP|TID|TIME," count.evlist &&
 	 ! grep -q "freq: 1" count.evlist' \
 	$NONE -e cpu-clock -c 100000 -- "$HOT3" 0.3
-rec freq "-F 1000: sample_freq 1000" \
-	'grep -q "sample_freq }: 1000,.*freq: 1" freq.evlist' \
-	$NONE -e cpu-clock -F 1000 -- "$HOT3" 0.3
+rec freq "-F 1000 on page-faults: sample_freq 1000, PERIOD in every sample" \
+	'grep -q "sample_freq }: 1000, sample_type: IP|TID|TIME|PERIOD,.*freq: 1" freq.evlist' \
+	$NONE -e page-faults -F 1000 -- "$HOT3" 0.3
 rec callgraph "-g: CALLCHAIN, and the chains reach run_round" \
 	'grep -q "CALLCHAIN" callgraph.evlist && grep -q "run_round" callgraph.script' \
 	$NONE -e cpu-clock -g -- "$HOT3" 0.3
 rec all-cpus "-a: CPU sampled, enabled at once (no enable_on_exec)" \
-	'grep -q "sample_type: IP|TID|TIME|CPU|PERIOD" all-cpus.evlist &&
+	'grep -q "sample_type: IP|TID|TIME|CPU[,|]" all-cpus.evlist &&
 	 ! grep -q enable_on_exec all-cpus.evlist' \
 	$NONE -e cpu-clock -a -- "$HOT3" 0.3
 rec cpu0 "-C 0: samples from CPU 0 only" \
@@ -122,7 +136,7 @@ else
 	test_skip "-z" "prec was built without zstd"
 fi
 rec data-addr "-d --sample-cpu: ADDR, DATA_SRC, CPU, data maps" \
-	'grep -q "sample_type: IP|TID|TIME|ADDR|CPU|PERIOD|DATA_SRC" data-addr.evlist &&
+	'grep -q "sample_type: IP|TID|TIME|ADDR|CPU|DATA_SRC" data-addr.evlist &&
 	 grep -q "mmap_data: 1" data-addr.evlist' \
 	$NONE -e cpu-clock -T -d --sample-cpu -- "$HOT3" 0.3
 rec switch "--switch-events: SWITCH records" \

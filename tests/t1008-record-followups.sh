@@ -5,7 +5,9 @@
 # breakpoints and bpf-output (kept unless -c or -F), named groups in GROUP_DESC, and the
 # alt-period= / hf-period= terms, which reach the kernel and are refused with one line where it
 # lacks the alternating-period patches. prec's files carry more than one attr (prec:overhead), so
-# PERF_SAMPLE_IDENTIFIER stands in for PERF_SAMPLE_ID there: the comparison leaves both out.
+# PERF_SAMPLE_IDENTIFIER stands in for PERF_SAMPLE_ID there: the comparison leaves both out. And
+# prec gives cpu-clock and task-clock the fixed period the kernel makes of a frequency (1e9/F ns,
+# without PERIOD in the samples): the comparison turns perf's frequency into that period.
 . "$(dirname "$0")/lib.sh"
 
 require root perf
@@ -16,17 +18,24 @@ export HOME=$T/home
 mkdir -p "$HOME"
 
 # attrs FILE: the evlist -v lines, without the event's name and with ID and IDENTIFIER left out
-# of sample_type; prec's own prec:overhead attr is dropped.
+# of sample_type; prec's own prec:overhead attr is dropped. A cpu-clock or task-clock frequency
+# becomes the period 1e9/F without PERIOD, as prec records it.
 attrs() {
 	perf evlist -v -i "$1" 2>/dev/null | grep -v -e '^#' -e '^prec:overhead' |
 		awk '{
 			sub(/^[^ ]*: /, "")
+			hr = / freq: 1(,|$)/ && /^type: 1, / && (!/config: / || /config: 0x1,/)
 			n = split($0, f, ", "); out = ""
 			for (i = 1; i <= n; i++) {
+				if (hr && f[i] == "freq: 1")
+					continue
+				if (hr && f[i] ~ /^sample_freq }: [0-9]+$/)
+					f[i] = "sample_freq }: " int(1000000000 / substr(f[i], 16))
 				if (f[i] ~ /^sample_type: /) {
 					m = split(substr(f[i], 14), t, "|"); s = ""
 					for (j = 1; j <= m; j++)
-						if (t[j] != "ID" && t[j] != "IDENTIFIER")
+						if (t[j] != "ID" && t[j] != "IDENTIFIER" &&
+						    !(hr && t[j] == "PERIOD"))
 							s = s (s == "" ? "" : "|") t[j]
 					f[i] = "sample_type: " s
 				}

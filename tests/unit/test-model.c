@@ -895,6 +895,7 @@ static void test_short_period(void)
 {
 	struct overhead_model *m;
 	const struct om_finding *s;
+	struct overhead_facts fa;
 	struct om_finding *f;
 	int ev, n;
 
@@ -909,6 +910,24 @@ static void test_short_period(void)
 	   "... names the period and the rate");
 	ok(s && has(s->advice, "period of 60003 or more") && has(s->advice, "-F 16666"),
 	   "... a period of ceil(20000 x 50000 / 16666) = 60003, or -F 16666");
+	free(f);
+	overhead_model_free(m);
+
+	/*
+	 * The same attr from prec record -e task-clock -F 50000, whose facts say a frequency was
+	 * asked: not a short period, and the advice is a lower -F.
+	 */
+	m = overhead_model_new(false);
+	overhead_facts_init(&fa);
+	overhead_facts_event(&fa, 0)->freq = 50000;
+	set_facts(m, &fa);
+	ev = add_event(m, "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, false, 20000);
+	sampled_cpu(m, ev, 0, 50000, 1200, 0, SEC);
+	n = judge(m, 2, &f);
+	ok(!find(f, n, "short-period"), "short-period: silent for -F 50000 as prec's fixed period");
+	s = find(f, n, "sample-cost");
+	ok(s && has(s->advice, "-F ") && !has(s->advice, "-c "),
+	   "... and any advice on its rate is a frequency");
 	free(f);
 	overhead_model_free(m);
 
@@ -958,12 +977,19 @@ static void test_rate_capped(void)
 	    {50000, 0, 0, false, false},
 	};
 
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	/*
+	 * Each case twice: with the attr perf writes (freq), then with prec's for cpu-clock (the
+	 * fixed period 1e9/F the kernel makes of it; the facts keep the frequency asked).
+	 */
+	for (size_t k = 0; k < 2 * sizeof(cases) / sizeof(cases[0]); k++) {
+		size_t i = k % (sizeof(cases) / sizeof(cases[0]));
+		bool as_period = k >= sizeof(cases) / sizeof(cases[0]);
 		struct overhead_model *m = overhead_model_new(false);
 		const struct om_finding *s;
 		struct om_finding *f;
-		char desc[128], want[64];
+		char desc[160], want[64];
 		int ev, n;
+		u64 freq;
 
 		if (cases[i].facts) {
 			struct overhead_facts fa;
@@ -975,15 +1001,17 @@ static void test_rate_capped(void)
 			set_facts(m, &fa);
 		}
 		/* The recorder capped the attr at the limit before opening the event. */
-		ev = add_event(m, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true,
-			       cases[i].before && cases[i].want > cases[i].before ? cases[i].before
-										  : cases[i].want);
+		freq = cases[i].before && cases[i].want > cases[i].before ? cases[i].before
+									  : cases[i].want;
+		ev = add_event(m, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK,
+			       !as_period, as_period ? 1000000000 / freq : freq);
 		sampled_cpu(m, ev, 0, 1000, 1000, 1000, SEC);
 		n = judge(m, 2, &f);
 		s = find(f, n, "rate-capped");
-		snprintf(desc, sizeof(desc), "rate-capped: -F %llu, limit %llu then %llu: %s",
+		snprintf(desc, sizeof(desc), "rate-capped: -F %llu, limit %llu then %llu%s: %s",
 			 (unsigned long long)cases[i].want, (unsigned long long)cases[i].before,
-			 (unsigned long long)cases[i].after, cases[i].fires ? "fires" : "silent");
+			 (unsigned long long)cases[i].after,
+			 as_period ? ", prec's fixed period" : "", cases[i].fires ? "fires" : "silent");
 		ok(!s == !cases[i].fires, desc);
 		if (s) {
 			snprintf(want, sizeof(want), "ask for -F %llu or less",
