@@ -7,7 +7,9 @@
 #
 # Figures (medians over RUNS runs of each recorder, defaults: 5 runs, 1 s, 20000 Hz):
 #   fixed cost        the recorder's CPU time (user + sys) for a workload that does nothing
-#                     (`true`): start-up, synthesis, build-ids, closing the file
+#                     (`true`): start-up, synthesis, build-ids, closing the file; with the
+#                     calibrations of an earlier recording (cached per boot), and for prec
+#                     also with --recalibrate, as the first recording of a boot
 #   per 1000 samples  the slope of the recorder's CPU time against its samples, between hot3
 #                     running SECONDS and 5 x SECONDS at FREQ Hz (median over every pair of a
 #                     short and a long run): plain, -g, and -a -g with every CPU busy
@@ -87,12 +89,13 @@ os._exit(os.waitstatus_to_exitcode(status) & 0xff)
 def recorder(tool):
     return [prec, "record"] if tool == "prec" else ["perf", "record"]
 
-def run(tool, args, workload, out):
+def run(tool, args, workload, out, prec_args=()):
     """Record workload; return (recorder cpu s, samples, file bytes, lost samples)."""
     wfile = os.path.join(work, "wl.cpu")
     if os.path.exists(wfile):
         os.unlink(wfile)
-    cmd = recorder(tool) + args + ["-o", out, "--", sys.executable, wrap, wfile] + workload
+    cmd = recorder(tool) + args + (list(prec_args) if tool == "prec" else [])
+    cmd += ["-o", out, "--", sys.executable, wrap, wfile] + workload
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     err = p.stderr.read().decode(errors="replace")
     _, status, ru = os.wait4(p.pid, 0)
@@ -125,7 +128,7 @@ def median(xs):
     return statistics.median(xs)
 
 out = {}
-def series(name, args, workload, n=runs, background=None):
+def series(name, args, workload, n=runs, background=None, prec_args=()):
     for tool in ("perf", "prec"):
         out.setdefault((name, tool), [])
     for i in range(n):
@@ -133,7 +136,8 @@ def series(name, args, workload, n=runs, background=None):
         order = ("perf", "prec") if i % 2 == 0 else ("prec", "perf")
         for tool in order:
             bg = background() if background else []
-            r = run(tool, args, workload, os.path.join(work, "%s-%s.data" % (name, tool)))
+            r = run(tool, args, workload, os.path.join(work, "%s-%s.data" % (name, tool)),
+                    prec_args)
             for b in bg:
                 b.wait()
             out[(name, tool)].append(r)
@@ -149,10 +153,18 @@ print("kernel %s, %d CPUs, perf_event_max_sample_rate %s, load average %s" %
       (os.uname().release, ncpu, max_rate(), " ".join("%.2f" % x for x in os.getloadavg())))
 print()
 
-if "fixed" in only:
-    series("empty", ["-e", "cpu-clock", "-F", str(freq)], ["true"])
+# prec keeps its overhead calibrations per boot and event (overhead/calib-cache.h), as perf keeps
+# build-ids: one recording of each configuration first, so that every run measured is one of a
+# user who records every day. The first run of a boot is measured apart, with --recalibrate.
 configs = [c for c in (("plain", [], False), ("g", ["-g"], False), ("ag", ["-a", "-g"], True))
            if c[0] in only]
+for extra in [[]] + [c[1] for c in configs]:
+    run("prec", ["-e", "cpu-clock", "-F", str(freq)] + extra, ["true"],
+        os.path.join(work, "warm.data"))
+if "fixed" in only:
+    series("empty", ["-e", "cpu-clock", "-F", str(freq)], ["true"])
+    series("empty-cold", ["-e", "cpu-clock", "-F", str(freq)], ["true"],
+           prec_args=["--recalibrate"])
 for name, extra, wide in configs:
     for tag, length in (("short", secs), ("long", 5 * secs)):
         series(name + "-" + tag, ["-e", "cpu-clock", "-F", str(freq)] + extra,
@@ -186,6 +198,8 @@ def row(label, p, q, unit, fmt="%.3f"):
 
 if "fixed" in only:
     row("fixed cost per run (true)", fixed("perf") * 1e3, fixed("prec") * 1e3, "ms CPU", "%.1f")
+    row("... the first of a boot (prec --recalibrate)", fixed("perf") * 1e3,
+        median([r[0] for r in out[("empty-cold", "prec")]]) * 1e3, "ms CPU", "%.1f")
 labels = [(n, l) for n, l in (("plain", "cpu-clock"), ("g", "-g"), ("ag", "-a -g, CPUs busy"))
           if n in only]
 for name, label in labels:

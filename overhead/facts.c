@@ -270,6 +270,8 @@ int overhead_facts_encode(const struct overhead_facts *f, struct pd_buf *out)
 		line(out, "max_sample_rate.after=%" PRIu64, f->max_rate_after);
 	if (f->nmi_watchdog >= 0)
 		line(out, "nmi_watchdog=%d", f->nmi_watchdog);
+	if (f->calib_age_ns)
+		line(out, "calibration.age_ns=%" PRIu64, f->calib_age_ns);
 	if (f->mmap_pages)
 		line(out, "mmap_pages=%" PRIu32, f->mmap_pages);
 	if (f->comp_level >= 0)
@@ -548,6 +550,8 @@ static int set_key(struct parser *p, const char *key, char *v)
 		return set_u64(p, key, v, &f->max_rate_before);
 	else if (!strcmp(key, "max_sample_rate.after"))
 		return set_u64(p, key, v, &f->max_rate_after);
+	else if (!strcmp(key, "calibration.age_ns"))
+		return set_u64(p, key, v, &f->calib_age_ns);
 	else if (!strcmp(key, "nmi_watchdog")) {
 		err = set_s64(p, key, v, &n, 0, INT32_MAX);
 		if (!err)

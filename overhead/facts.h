@@ -16,6 +16,10 @@
  *	max_sample_rate.after=50000		... and at the end (the kernel lowers it
  *						when interrupts take too long)
  *	nmi_watchdog=1				/proc/sys/kernel/nmi_watchdog during the recording
+ *	calibration.age_ns=73000000000		the calibrations below come from prec's cache: an
+ *						earlier recording of the same boot measured them
+ *						this long before (overhead/calib-cache.h);
+ *						absent when this recording measured them
  *	mmap_pages=128				data pages per ring buffer (-m)
  *	compression_level=1			-z level; 0 without -z
  *	writer.dropped_passes=0			drain passes that left data in a ring (queue full)
@@ -159,6 +163,7 @@ struct overhead_facts {
 	u64 max_rate_before;        /* 0: unknown */
 	u64 max_rate_after;         /* 0: unknown */
 	int nmi_watchdog;           /* -1: unknown */
+	u64 calib_age_ns;           /* calibrations from the cache, this old; 0: measured */
 	u32 mmap_pages;             /* 0: unknown */
 	int comp_level;             /* -1: unknown; 0 without -z */
 	s64 dropped_passes;         /* -1: unknown */

@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 
 #include "format/perf-data.h"
+#include "overhead/calib-cache.h"
 #include "overhead/calibrate.h"
 #include "overhead/collect.h"
 #include "overhead/event.h"
@@ -62,6 +63,7 @@ struct ovr {
 	struct overhead_calib *stolen, *coll;
 	bool coll_run;
 	struct overhead_calib sb[OVERHEAD_SIDEBAND_NR];
+	u64 calib_age_ns;           /* from the cache: how old the calibrations are; 0 measured */
 	struct overhead_cpu_stats *cs;
 	struct record_cpu_stats *rcs;
 	struct ovr_cpu *prev;
@@ -74,6 +76,7 @@ struct ovr {
 };
 
 static enum overhead_source want_source = OVERHEAD_SOURCE_AUTO;
+static bool recalibrate;
 
 static int ovr_declare(struct record *rec, void **priv);
 static int ovr_prepare(struct record *rec, void *priv);
@@ -99,6 +102,11 @@ static struct record_hook hook = {
 int overhead_recorder_set_source(const char *arg)
 {
 	return overhead_source_parse(arg, &want_source);
+}
+
+void overhead_recorder_recalibrate(void)
+{
+	recalibrate = true;
 }
 
 int overhead_parse_duration(const char *s, u64 *ns)
@@ -289,8 +297,13 @@ static void say_what(const struct ovr *o)
 		if (!o->stolen[i].err && o->stolen[i].ns > 0)
 			v[n++] = o->stolen[i].ns;
 	if (n) {
-		snprintf(line + len, sizeof(line) - len, "; stolen time calibrated at %s/sample",
-			 overhead_format_ns(a, sizeof(a), median_of(v, n)));
+		len += snprintf(line + len, sizeof(line) - len,
+				"; stolen time calibrated at %s/sample",
+				overhead_format_ns(a, sizeof(a), median_of(v, n)));
+		if (o->calib_age_ns)
+			snprintf(line + len, sizeof(line) - len,
+				 " %.0f s ago (cached; --recalibrate measures anew)",
+				 ceil((double)o->calib_age_ns / 1e9));
 	} else if (o->nr_cpus) {
 		snprintf(line + len, sizeof(line) - len, "; stolen time not calibrated (%s)",
 			 o->stolen[0].reason[0] ? o->stolen[0].reason : strerror(-o->stolen[0].err));
@@ -313,13 +326,77 @@ static void debug_calib(const char *what, const struct overhead_calib *c)
 		      c->reason);
 }
 
+static const char *const sb_kinds[OVERHEAD_SIDEBAND_NR] = { "sideband-mmap", "sideband-comm" };
+
+/*
+ * The calibrations of an earlier recording of this boot with the same events, when all of them
+ * are there and none is too old (overhead/calib-cache.h).
+ */
+static bool calibrations_cached(const struct calib_cache *cc, struct ovr *o, const char *key,
+				const char *sb_key, bool coll)
+{
+	u64 age, oldest = 0;
+
+	for (int i = 0; i < o->nr_cpus; i++) {
+		if (!calib_cache_get(cc, "stolen", key, o->cpus[i], &o->stolen[i], &age))
+			return false;
+		oldest = age > oldest ? age : oldest;
+		if (coll && !calib_cache_get(cc, "collector-tracepoint", key, o->cpus[i],
+					     &o->coll[i], &age))
+			return false;
+		oldest = age > oldest ? age : oldest;
+	}
+	for (int k = 0; k < OVERHEAD_SIDEBAND_NR; k++) {
+		if (!calib_cache_get(cc, sb_kinds[k], sb_key, -1, &o->sb[k], &age))
+			return false;
+		oldest = age > oldest ? age : oldest;
+	}
+	o->coll_run = coll;
+	o->calib_age_ns = oldest ? oldest : 1;
+	return true;
+}
+
+/* Keep what was measured for the next recordings. */
+static void cache_calibrations(struct calib_cache *cc, const struct ovr *o, const char *key,
+			       const char *sb_key)
+{
+	int err;
+
+	for (int i = 0; i < o->nr_cpus; i++) {
+		calib_cache_put(cc, "stolen", key, &o->stolen[i]);
+		if (o->coll_run)
+			calib_cache_put(cc, "collector-tracepoint", key, &o->coll[i]);
+	}
+	for (int k = 0; k < OVERHEAD_SIDEBAND_NR; k++) {
+		struct overhead_calib c = o->sb[k];
+
+		c.cpu = -1;
+		calib_cache_put(cc, sb_kinds[k], sb_key, &c);
+	}
+	err = calib_cache_save(cc);
+	if (err)
+		debug(1, "cannot keep the calibrations for the next recordings: %s",
+		      strerror(-err));
+}
+
 /* The calibrations, all before the collector starts and before the workload runs. */
 static void calibrate(struct record *rec, struct ovr *o)
 {
 	const struct perf_event_attr *attr = o->sample_idx >= 0 ? record_attr(rec, o->sample_idx)
 								: NULL;
-	char why[256] = "";
+	bool coll = o->c && overhead_collector_source(o->c) == OVERHEAD_SOURCE_TRACEPOINT && attr;
+	struct calib_cache *cc = calib_cache_open();
+	char why[256] = "", key[160], sb_key[160];
 	int n;
+
+	calib_cache_key(attr, key, sizeof(key));
+	calib_cache_key(record_tracking_attr(rec), sb_key, sizeof(sb_key));
+	if (attr && !recalibrate && calibrations_cached(cc, o, key, sb_key, coll)) {
+		debug(1, "overhead calibrations from the cache, %.1f s old",
+		      o->calib_age_ns / 1e9);
+		calib_cache_close(cc);
+		return;
+	}
 
 	if (attr) {
 		n = overhead_calibrate_stolen(o->cpus, o->nr_cpus, attr, NULL, o->stolen);
@@ -348,7 +425,7 @@ static void calibrate(struct record *rec, struct ovr *o)
 	 * much its handler times are inflated. (The BPF collector's few tens of ns are left to
 	 * bench/overhead-collector.sh: calibrating them costs 0.3 s at every start.)
 	 */
-	if (o->c && overhead_collector_source(o->c) == OVERHEAD_SOURCE_TRACEPOINT && attr) {
+	if (coll) {
 		o->coll_run = true;
 		n = overhead_calibrate_collector(o->cpus, o->nr_cpus, OVERHEAD_SOURCE_TRACEPOINT,
 						 attr, NULL, o->coll, why, sizeof(why));
@@ -359,6 +436,9 @@ static void calibrate(struct record *rec, struct ovr *o)
 			debug_calib("tracepoint collector cost per sample", &o->coll[i]);
 		}
 	}
+	if (attr)
+		cache_calibrations(cc, o, key, sb_key);
+	calib_cache_close(cc);
 }
 
 static int ovr_prepare(struct record *rec, void *priv)
@@ -769,6 +849,7 @@ static void set_facts(struct record *rec, struct ovr *o)
 	f.nmi_watchdog = o->nmi_watchdog;
 	f.mmap_pages = opts->mmap_pages;
 	f.comp_level = opts->comp_level;
+	f.calib_age_ns = o->calib_age_ns;
 	f.dropped_passes = (s64)st->dropped_passes;
 	f.queue_max_bytes = (s64)st->queue_max_bytes;
 	for (int k = 0; k < OVERHEAD_SIDEBAND_NR && !o->off; k++)

@@ -36,6 +36,12 @@
  */
 int overhead_recorder_set_source(const char *arg);
 
+/*
+ * overhead_recorder_recalibrate - --recalibrate: measure the calibrations anew rather than take
+ * them from the cache of earlier recordings (overhead/calib-cache.h).
+ */
+void overhead_recorder_recalibrate(void);
+
 /**
  * overhead_recorder_set_interval - --overhead-interval: a duration as perf takes them (500ms,
  * 1s, 2.5s, 100000us; a bare number is milliseconds, as perf stat -I).

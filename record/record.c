@@ -495,6 +495,7 @@ enum {
 	OPT_NO_INHERIT,
 	OPT_OVERHEAD_SOURCE,
 	OPT_OVERHEAD_INTERVAL,
+	OPT_RECALIBRATE,
 	OPT_COUNT,
 	OPT_COUNT_INTERVAL,
 };
@@ -524,6 +525,7 @@ static const struct option long_options[] = {
 	{ "no-buildid-cache", no_argument, NULL, 'N' },
 	{ "overhead-source", required_argument, NULL, OPT_OVERHEAD_SOURCE },
 	{ "overhead-interval", required_argument, NULL, OPT_OVERHEAD_INTERVAL },
+	{ "recalibrate", no_argument, NULL, OPT_RECALIBRATE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -574,6 +576,8 @@ static void usage(FILE *f)
 	      "                            no prec:overhead (the events stay perf record's)\n"
 	      "        --overhead-interval <time>\n"
 	      "                            write the costs every <time> (default 1s; 500ms, 2s ...)\n"
+	      "        --recalibrate       measure the costs of a sample and of side-band anew,\n"
+	      "                            not from earlier recordings of this boot (cached 1 h)\n"
 	      "    -q, --quiet             no messages but errors\n"
 	      "    -v, --verbose           more messages (repeatable)\n"
 	      "    -h, --help              this help\n",
@@ -806,6 +810,9 @@ static int parse_options(struct record *rec, int argc, char **argv, struct pendi
 			if (overhead_recorder_set_source(optarg))
 				return usage_error("record", "--overhead-source '%s': auto, bpf, "
 						   "tracepoint or none", optarg);
+			break;
+		case OPT_RECALIBRATE:
+			overhead_recorder_recalibrate();
 			break;
 		case OPT_COUNT_INTERVAL:
 			if (counters_set_interval(optarg))

@@ -391,6 +391,10 @@ static void print_header(const struct view *v)
 			       cal == 1 ? "" : "s");
 			if (failed)
 				printf(", failed on %d", failed);
+			if (f->calib_age_ns)
+				printf(", %s before this recording (prec record's cache; "
+				       "--recalibrate measures anew)",
+				       fmt_ns(a, sizeof(a), (double)f->calib_age_ns));
 			printf("\n");
 		}
 		for (u32 i = 0; i < f->nr_cpus; i++) {
@@ -847,9 +851,10 @@ static void json_facts(const struct overhead_model *m)
 	json_str(stdout, f->source_reason);
 	printf(",\n    \"interval_ns\": %" PRIu64 ", \"max_sample_rate_before\": %" PRIu64
 	       ", \"max_sample_rate_after\": %" PRIu64
-	       ", \"nmi_watchdog\": %d, \"mmap_pages\": %" PRIu32 ", \"compression_level\": %d",
+	       ", \"nmi_watchdog\": %d, \"mmap_pages\": %" PRIu32 ", \"compression_level\": %d"
+	       ", \"calibration_age_ns\": %" PRIu64,
 	       f->interval_ns, f->max_rate_before, f->max_rate_after, f->nmi_watchdog,
-	       f->mmap_pages, f->comp_level);
+	       f->mmap_pages, f->comp_level, f->calib_age_ns);
 	cc = collector_cost(f, &hn);
 	printf(",\n    \"collector_ns\": ");
 	json_ns(cc);

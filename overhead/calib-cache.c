@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The calibration cache of overhead/calib-cache.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "overhead/calib-cache.h"
+#include "util/fs.h"
+#include "util/xalloc.h"
+
+#define MAGIC "prec-calibration 1"
+#define BOOT_ID_MAX 63
+#define WORD_MAX 127
+/* Lines kept at most: a file that grew beyond this (by hand) keeps its newest. */
+#define ENTRIES_MAX 4096
+
+struct entry {
+	char kind[WORD_MAX + 1], key[WORD_MAX + 1];
+	int cpu;
+	u64 time_ns;
+	double ns, min_ns, max_ns, loop_ns, handler_ns;
+	int runs, rejected;
+	u64 units, gap_ns;
+};
+
+struct calib_cache {
+	char *path;
+	char boot_id[BOOT_ID_MAX + 1];
+	u64 now_ns;
+	struct entry *e;
+	size_t nr, cap;
+	bool dirty;
+};
+
+/* A word for the file: at most WORD_MAX characters, no white space. */
+static bool good_word(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > WORD_MAX)
+		return false;
+	for (; *s; s++)
+		if (*s <= ' ' || *s == 0x7f)
+			return false;
+	return true;
+}
+
+static struct entry *find(const struct calib_cache *cc, const char *kind, const char *key, int cpu)
+{
+	for (size_t i = 0; i < cc->nr; i++) {
+		struct entry *e = &cc->e[i];
+
+		if (e->cpu == cpu && !strcmp(e->kind, kind) && !strcmp(e->key, key))
+			return e;
+	}
+	return NULL;
+}
+
+static struct entry *add(struct calib_cache *cc)
+{
+	if (cc->nr == ENTRIES_MAX) {
+		/* The oldest goes. */
+		size_t old = 0;
+
+		for (size_t i = 1; i < cc->nr; i++)
+			if (cc->e[i].time_ns < cc->e[old].time_ns)
+				old = i;
+		return &cc->e[old];
+	}
+	if (cc->nr == cc->cap) {
+		cc->cap = cc->cap ? 2 * cc->cap : 16;
+		cc->e = xrealloc(cc->e, cc->cap * sizeof(*cc->e));
+	}
+	return &cc->e[cc->nr++];
+}
+
+/* One line of the file; false when it is damaged or of another boot. */
+static bool parse_line(struct calib_cache *cc, const char *line)
+{
+	char boot[BOOT_ID_MAX + 1], kind[WORD_MAX + 1], key[WORD_MAX + 1];
+	unsigned long long t, units, gap;
+	double ns, min_ns, max_ns, loop_ns, handler_ns;
+	int cpu, runs, rejected, end = 0;
+	struct entry *e;
+
+	if (sscanf(line, "%63s %127s %127s %d %llu %lf %lf %lf %d %d %llu %lf %llu %lf %n", boot,
+		   kind, key, &cpu, &t, &ns, &min_ns, &max_ns, &runs, &rejected, &units, &loop_ns,
+		   &gap, &handler_ns, &end) != 14 ||
+	    line[end])
+		return false;
+	if (strcmp(boot, cc->boot_id) || cpu < -1 || runs <= 0 || rejected < 0 || !(ns == ns) ||
+	    !(min_ns <= ns && ns <= max_ns) || t > cc->now_ns)
+		return false;
+	e = find(cc, kind, key, cpu);
+	if (e && e->time_ns >= t)
+		return true;
+	if (!e)
+		e = add(cc);
+	memset(e, 0, sizeof(*e));
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	e->cpu = cpu;
+	e->time_ns = t;
+	e->ns = ns;
+	e->min_ns = min_ns;
+	e->max_ns = max_ns;
+	e->runs = runs;
+	e->rejected = rejected;
+	e->units = units;
+	e->loop_ns = loop_ns;
+	e->gap_ns = gap;
+	e->handler_ns = handler_ns;
+	return true;
+}
+
+struct calib_cache *calib_cache_open_at(const char *path, const char *boot_id, u64 now_ns)
+{
+	struct calib_cache *cc;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+
+	if (!path || !boot_id || !*boot_id || strlen(boot_id) > BOOT_ID_MAX)
+		return NULL;
+	cc = xcalloc(1, sizeof(*cc));
+	cc->path = xstrdup(path);
+	snprintf(cc->boot_id, sizeof(cc->boot_id), "%s", boot_id);
+	cc->now_ns = now_ns;
+	f = fopen(path, "re");
+	if (!f)
+		return cc;
+	n = getline(&line, &cap, f);
+	if (n > 0 && line[n - 1] == '\n')
+		line[--n] = '\0';
+	if (n < 0 || strcmp(line, MAGIC)) {
+		/* Another layout, or damaged: rewritten at the next save. */
+		cc->dirty = true;
+	} else {
+		while ((n = getline(&line, &cap, f)) > 0) {
+			if (line[n - 1] == '\n')
+				line[--n] = '\0';
+			if (!parse_line(cc, line))
+				cc->dirty = true; /* dropped at the next save */
+		}
+	}
+	free(line);
+	fclose(f);
+	return cc;
+}
+
+struct calib_cache *calib_cache_open(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char boot[BOOT_ID_MAX + 1], path[4096];
+	struct timespec ts;
+	ssize_t n;
+	int len;
+
+	n = read_small_file("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
+	if (n <= 0)
+		return NULL;
+	boot[strcspn(boot, " \t\n")] = '\0';
+	if (!good_word(boot) || clock_gettime(CLOCK_BOOTTIME, &ts))
+		return NULL;
+	if (xdg && *xdg == '/')
+		len = snprintf(path, sizeof(path), "%s/prec/calibration", xdg);
+	else if (home && *home == '/')
+		len = snprintf(path, sizeof(path), "%s/.cache/prec/calibration", home);
+	else
+		return NULL;
+	if (len < 0 || (size_t)len >= sizeof(path))
+		return NULL;
+	return calib_cache_open_at(path, boot, (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec);
+}
+
+void calib_cache_key(const struct perf_event_attr *a, char *buf, size_t len)
+{
+	if (!a) {
+		snprintf(buf, len, "none");
+		return;
+	}
+	snprintf(buf, len, "t%u,c%llx,s%llx,x%u%u%u,p%u,i%u,r%.0f", a->type,
+		 (unsigned long long)a->config, (unsigned long long)a->sample_type,
+		 a->exclude_user, a->exclude_kernel, a->exclude_hv, a->precise_ip, a->sample_id_all,
+		 overhead_calib_rate(a));
+}
+
+bool calib_cache_get(const struct calib_cache *cc, const char *kind, const char *key, int cpu,
+		     struct overhead_calib *out, u64 *age_ns)
+{
+	const struct entry *e;
+
+	if (!cc)
+		return false;
+	e = find(cc, kind, key, cpu);
+	if (!e || cc->now_ns - e->time_ns > OVERHEAD_CALIB_CACHE_MAX_AGE_NS)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->cpu = cpu;
+	out->ns = e->ns;
+	out->min_ns = e->min_ns;
+	out->max_ns = e->max_ns;
+	out->runs = e->runs;
+	out->rejected = e->rejected;
+	out->units = e->units;
+	out->loop_ns = e->loop_ns;
+	out->gap_ns = e->gap_ns;
+	out->handler_ns = e->handler_ns;
+	*age_ns = cc->now_ns - e->time_ns;
+	return true;
+}
+
+void calib_cache_put(struct calib_cache *cc, const char *kind, const char *key,
+		     const struct overhead_calib *c)
+{
+	struct entry *e;
+
+	if (!cc || c->err || c->reason[0] || c->runs <= 0 || !good_word(kind) || !good_word(key))
+		return;
+	e = find(cc, kind, key, c->cpu);
+	if (!e)
+		e = add(cc);
+	memset(e, 0, sizeof(*e));
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	e->cpu = c->cpu;
+	e->time_ns = cc->now_ns;
+	e->ns = c->ns;
+	e->min_ns = c->min_ns;
+	e->max_ns = c->max_ns;
+	e->runs = c->runs;
+	e->rejected = c->rejected;
+	e->units = c->units;
+	e->loop_ns = c->loop_ns;
+	e->gap_ns = c->gap_ns;
+	e->handler_ns = c->handler_ns;
+	cc->dirty = true;
+}
+
+/* mkdir -p of the directory of path, private to the user. */
+static int make_dir_of(const char *path)
+{
+	char *d = xstrdup(path), *end = strrchr(d, '/'), *p;
+	int err = 0;
+
+	if (end && end != d) {
+		*end = '\0';
+		for (p = strchr(d + 1, '/');; p = strchr(p + 1, '/')) {
+			if (p)
+				*p = '\0';
+			if (mkdir(d, 0700) && errno != EEXIST)
+				err = -errno;
+			if (!p || err)
+				break;
+			*p = '/';
+		}
+	}
+	free(d);
+	return err;
+}
+
+int calib_cache_save(struct calib_cache *cc)
+{
+	char tmp[4200];
+	FILE *f;
+	int err;
+
+	if (!cc || !cc->dirty)
+		return 0;
+	err = make_dir_of(cc->path);
+	if (err)
+		return err;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", cc->path, (int)getpid()) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	fprintf(f, "%s\n", MAGIC);
+	for (size_t i = 0; i < cc->nr; i++) {
+		const struct entry *e = &cc->e[i];
+
+		fprintf(f, "%s %s %s %d %" PRIu64 " %.3f %.3f %.3f %d %d %" PRIu64 " %.3f %" PRIu64
+			   " %.3f\n",
+			cc->boot_id, e->kind, e->key, e->cpu, e->time_ns, e->ns, e->min_ns, e->max_ns,
+			e->runs, e->rejected, e->units, e->loop_ns, e->gap_ns, e->handler_ns);
+	}
+	if (fflush(f) || ferror(f)) {
+		err = -errno;
+		fclose(f);
+		unlink(tmp);
+		return err ? err : -EIO;
+	}
+	if (fclose(f) || rename(tmp, cc->path)) {
+		err = -errno;
+		unlink(tmp);
+		return err;
+	}
+	cc->dirty = false;
+	return 0;
+}
+
+void calib_cache_close(struct calib_cache *cc)
+{
+	if (!cc)
+		return;
+	free(cc->e);
+	free(cc->path);
+	free(cc);
+}
