@@ -21,22 +21,12 @@ busy=$!
 fast_rc=$?
 wait $busy
 
-# clean_but_lost CMD...: like perf_clean, except that perf's warning about lost chunks and
-# samples is allowed (a loaded machine may make the kernel drop some); anything else, such as
-# "out of order events", is not.
-clean_but_lost() {
-	"$@" 2>perf.err || { echo "exit $? from: $*"; return 1; }
-	grep -Ev '^(Warning:|Processed [0-9]+ (events|samples) and lost .*|Check IO/CPU overload!|)$' \
-		perf.err >perf.err.other
-	no_stderr perf.err.other
-}
-
 test_expect "-a -g -F 20000: exit 0" 'cat fast.err; test $fast_rc = 0'
 test_expect "-a -g -F 20000: perf report sees no out-of-order event and no warning" '
-	clean_but_lost perf report -i fast.data --stdio --sort sym >fast.rep && grep -q hot_a fast.rep
+	perf_clean_but_lost perf report -i fast.data --stdio --sort sym >fast.rep && grep -q hot_a fast.rep
 '
 test_expect "-a -g -F 20000: perf script too, and the samples are in time order per CPU" '
-	clean_but_lost perf script -i fast.data -F cpu,time >fast.times &&
+	perf_clean_but_lost perf script -i fast.data -F cpu,time >fast.times &&
 	awk "{ t = \$2 + 0; if (t < last[\$1]) { print \"back in time on \" \$1 \": \" \$0; bad = 1 }
 		last[\$1] = t } END { exit bad }" fast.times
 '

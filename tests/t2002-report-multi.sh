@@ -87,6 +87,13 @@ fi
 
 # system-wide: the samples have their CPU
 test_expect "prec records system-wide with -g" 'rec_prec preca -a -g -- ./multi.sh'
+# -a records the whole machine: a burst from the tests that run meanwhile (thousands of short
+# processes) can overflow its rings, and perf then warns of the lost chunks. What is lost is not
+# what these tests compare.
+if has_lost preca.data; then
+	echo "# preca.data lost records: perf's warning about them is allowed"
+	PERF_CHECK=perf_clean_but_lost
+fi
 test_expect "preca: the table is perf's" 'same_table preca.data'
 test_expect "preca: --sort cpu and cpu,comm are perf's" '
 	same_table preca.data --sort cpu && same_table preca.data --sort cpu,comm'
