@@ -1080,6 +1080,67 @@ static void children_add(struct profile *p)
 	free(ev_of);
 }
 
+/*
+ * Rows of a ":tid" that a COMM renamed later take the name (session_comm_final(), as perf report
+ * overrides the comm those samples point to), and rows that become equal merge: the first keeps
+ * its place, the chains of the others move to it. The chains keep the name of their time, which
+ * is what perf script prints and so what --folded shows.
+ */
+static void rename_comms(struct profile *p)
+{
+	u32 *gid_to = NULL;
+	size_t off = 0;
+
+	if (!p->s.nr_renamed)
+		return;
+	for (u32 k = 0; k < p->nr_ev; k++) {
+		struct hists *hs = &p->ev[k];
+		struct hist_entry *v = hs->v;
+		u32 nr = hs->nr;
+		bool renamed = false;
+
+		for (u32 i = 0; i < nr && !renamed; i++)
+			renamed = session_comm_final(&p->s, v[i].comm) != v[i].comm;
+		if (!renamed)
+			continue;
+		if (!gid_to) {
+			gid_to = xmalloc((p->next_gid ? p->next_gid : 1) * sizeof(*gid_to));
+			for (u32 g = 0; g < p->next_gid; g++)
+				gid_to[g] = g;
+		}
+		/* Insert the rows again, renamed, into an empty table. */
+		hs->v = NULL;
+		hs->nr = hs->cap = 0;
+		free(hs->table);
+		hs->table = NULL;
+		hs->mask = 0;
+		for (u32 i = 0; i < nr; i++) {
+			struct hist_entry key = v[i], *e;
+			u32 gid = p->next_gid;
+
+			key.comm = session_comm_final(&p->s, key.comm);
+			e = hists_findnew(p, hs, &key);
+			if (p->next_gid != gid) {
+				/* new: it is this row, with its own number */
+				p->next_gid = gid;
+				e->gid = v[i].gid;
+				continue;
+			}
+			e->period += v[i].period;
+			e->samples += v[i].samples;
+			gid_to[v[i].gid] = e->gid;
+		}
+		free(v);
+	}
+	while (gid_to && off < p->arena_len) {
+		struct chain_rec *r = chain_at(p, (u32)off);
+
+		off += (sizeof(*r) + (r->n & 0x7fffffffu) * sizeof(u32) + 7) / 8;
+		r->gid = gid_to[r->gid];
+	}
+	free(gid_to);
+}
+
 int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 {
 	int ret;
@@ -1103,6 +1164,7 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	if (ret)
 		return ret;
 	memo_flush_all(p);
+	rename_comms(p);
 	debug(2,
 	      "%" PRIu64 " samples, %" PRIu64 " rows looked up, %" PRIu64
 	      " with their thread's previous chain, %u distinct chains (%zu bytes), %u frames, "

@@ -72,6 +72,7 @@ const struct interned *session_intern(struct session *s, const char *str, size_t
 	e->str = copy;
 	e->len = (u32)len;
 	e->hash = h;
+	e->renamed = NULL;
 	e->id = s->nr_strs;
 	if (!(s->nr_strs & (s->nr_strs - 1)) || !s->str_by_id) {
 		u32 cap = s->nr_strs ? 2 * s->nr_strs : 16;
@@ -101,6 +102,19 @@ const struct interned *session_intern(struct session *s, const char *str, size_t
 static const char *intern(struct session *s, const char *str)
 {
 	return session_intern(s, str, strlen(str))->str;
+}
+
+const char *session_comm_final(const struct session *s, const char *comm)
+{
+	/* A rename names a ":tid" after a COMM; a COMM could name itself ":5": bounded. */
+	for (int i = 0; comm && s->nr_renamed && i < 8; i++) {
+		const struct interned *e = (const struct interned *)(const void *)comm - 1;
+
+		if (!e->renamed)
+			break;
+		comm = e->renamed;
+	}
+	return comm;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -619,7 +633,17 @@ static void process_comm(struct session *s, const struct pd_record_header *h)
 		return;
 	memcpy(&b, h + 1, sizeof(b));
 	t = thread_findnew(s, (int)b.pid, (int)b.tid);
-	t->comm = intern(s, name);
+	name = intern(s, name);
+	if (!t->comm_set && t->comm != name) {
+		/* its ":tid" becomes this name, also for the samples before (session.h) */
+		struct interned *d = (struct interned *)(void *)t->comm - 1;
+
+		if (!d->renamed) {
+			d->renamed = name;
+			s->nr_renamed++;
+		}
+	}
+	t->comm = name;
 	t->comm_set = true;
 }
 

@@ -81,6 +81,7 @@ struct interned {
 	const char *str;
 	u32 len, id, hash;
 	struct interned *hnext;
+	const char *renamed; /* a ":tid" whose thread a COMM named later: that name */
 };
 
 struct session {
@@ -120,6 +121,7 @@ struct session {
 
 	/* what was seen */
 	u64 nr_samples, unknown_id, lost_samples, lost_events;
+	u32 nr_renamed; /* ":tid" comms renamed (struct interned.renamed) */
 	u64 nr_unordered;  /* records that came after a flush that should have covered them */
 	u64 fcache_misses; /* addresses resolved the slow way (-vv prints it) */
 };
@@ -169,6 +171,14 @@ static inline const struct frame *session_frame(const struct session *s, u32 id)
  * session_intern - the one copy of string str (len bytes).
  */
 const struct interned *session_intern(struct session *s, const char *str, size_t len);
+
+/**
+ * session_comm_final - the name an interned comm stands for once the file is read. A thread
+ * shows ":tid" until a COMM names it, and perf then renames that ":tid" rather than replacing
+ * it (____thread__set_comm() overrides the default comm), so the samples the thread took
+ * before show the new name as well. NULL stays NULL.
+ */
+const char *session_comm_final(const struct session *s, const char *comm);
 
 static inline const struct interned *session_str(const struct session *s, u32 id)
 {

@@ -15,6 +15,8 @@
  *   overhead    prec:overhead samples
  *   stat        cpu-clock samples and counter readings: THREAD_MAP, CPU_MAP, STAT_CONFIG, STAT
  *               and STAT_ROUND records for task-clock and context-switches
+ *   latecomm    cpu-clock samples of hot3 and of a second process that no FORK announced:
+ *               sampled as ":4243" until its COMM (exec) names it "late", then sampled again
  *
  * Exit status: 0; 77 when KIND cannot be made here (the reason on stderr); 1 on an error.
  */
@@ -432,6 +434,64 @@ static void make_events(const char *file, unsigned flags, bool compress, int sca
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* latecomm */
+
+static void make_latecomm(const char *file, int argc, char **argv)
+{
+	struct perf_event_attr a = base_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	const int late = PID + 1;
+	struct pd_mmap2_body mm = { .pid = late, .tid = late };
+	u64 id = 1001, first;
+	struct pd_sample s;
+	struct hot3 h;
+	struct mk m;
+
+	memset(&h, 0, sizeof(h));
+	load_hot3(&h);
+	open_writer(&m, file, 0, argc, argv);
+	a.exclude_kernel = 1;
+	a.mmap = a.comm = a.task = a.mmap2 = a.comm_exec = 1;
+	m.attr0 = a;
+	check(pd_writer_add_attr(m.w, &a, "cpu-clock", &id, 1), "add attr");
+	check(pd_writer_begin(m.w), "pd_writer_begin");
+	comm_and_mmap(&m, &h);
+	first = m.time;
+	/* 30 samples: hot3 at hot_a, and the unnamed process at 3, 6 ... until its COMM at 15 */
+	for (int i = 0; i < 30; i++) {
+		bool other = i % 3 == 0;
+
+		if (i == 15) {
+			s = id_of(&m, 0, 1);
+			s.pid = s.tid = late;
+			check(pd_encode_comm(&m.rec, &m.attr0, late, late, "late", true, &s), "COMM");
+			mm.start = h.start;
+			mm.len = h.len;
+			mm.pgoff = h.pgoff;
+			mm.maj = major(h.st.st_dev);
+			mm.min = minor(h.st.st_dev);
+			mm.ino = h.st.st_ino;
+			mm.prot = PROT_READ | PROT_EXEC;
+			mm.flags = MAP_PRIVATE;
+			check(pd_encode_mmap2(&m.rec, &m.attr0, PERF_RECORD_MISC_USER, &mm, h.path, &s),
+			      "MMAP2");
+			m.time += TSTEP;
+		}
+		s = id_of(&m, id, other ? 1 : 0);
+		if (other)
+			s.pid = s.tid = late;
+		s.misc = PERF_RECORD_MISC_USER;
+		s.ip = inside(&h, other ? SYM_HOT_B : SYM_HOT_A);
+		s.period = 10007;
+		check(pd_encode_sample(&m.rec, &m.attr0, &s), "SAMPLE");
+		m.nr_samples++;
+		m.time += TSTEP;
+	}
+	put(&m);
+	exit_record(&m);
+	close_writer(&m, first, m.time - TSTEP);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* tracepoint: sched:sched_switch */
 
 static struct tep_format_field *field(struct tep_event *ev, const char *name)
@@ -758,6 +818,8 @@ int main(int argc, char **argv)
 		make_overhead(file, argc, argv);
 	} else if (!strcmp(kind, "stat")) {
 		make_stat(file, argc, argv);
+	} else if (!strcmp(kind, "latecomm")) {
+		make_latecomm(file, argc, argv);
 	} else {
 		fprintf(stderr, "%s: unknown kind %s\n", prog, kind);
 		return 2;

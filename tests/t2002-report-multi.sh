@@ -107,4 +107,19 @@ test_expect "preca: --folded is the stacks of perf script" "same_folded preca.da
 test_expect "preca: --json agrees with the table under --sort cpu" '
 	json_agrees preca.data --sort cpu,pid'
 
+PERF_CHECK=perf_clean
+
+# A process sampled before anything named it (forked between the /proc scan of -a and the
+# enabling of the events, or its FORK lost), then named by its exec's COMM: perf report shows
+# its earlier samples under the new name too, perf script under ":tid".
+"$PREC_BUILD/tests/mkdata" latecomm late.data >/dev/null 2>late.err
+test_expect "a process named after its first samples: the tables are perf's" '
+	test -s late.data && same_table late.data --sort comm,sym &&
+	grep -q "late *\[\.\] hot_b" prec.out && ! grep -q ":4243" prec.out &&
+	same_table late.data --sort comm && same_table late.data --sort pid,comm
+'
+test_expect "... and --folded keeps \":tid\" for those samples, as perf script" '
+	same_folded late.data && grep -q "^:4243;" prec.folded
+'
+
 done_testing
