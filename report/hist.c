@@ -1028,7 +1028,8 @@ static u32 chain_rows(struct profile *p, struct hists *hs, u32 self_idx, const s
 
 		if (fr->dso)
 			level = fr->level;
-		row = chain_entry_row(p, hs, &self, r->comm, r->frames[k], level);
+		row = chain_entry_row(p, hs, &self, session_comm_final(&p->s, r->comm),
+				      r->frames[k], level);
 		if (row == self_idx)
 			continue;
 		for (m = 0; m < nr && rows[m] != row; m++)
@@ -1081,17 +1082,18 @@ static void children_add(struct profile *p)
 }
 
 /*
- * Rows of a ":tid" that a COMM renamed later take the name (session_comm_final(), as perf report
- * overrides the comm those samples point to), and rows that become equal merge: the first keeps
- * its place, the chains of the others move to it. The chains keep the name of their time, which
- * is what perf script prints and so what --folded shows.
+ * Rows of a thread's own ":tid" take the name it stands for (session_comm_final(): the name of
+ * a later COMM, as perf report overrides the comm those samples point to, or the shared ":tid"),
+ * and rows that become equal merge: the first keeps its place, the chains of the others move to
+ * it. The chains keep the name of their time, which is what perf script prints and so what
+ * --folded shows; their rows under --children are looked up with the final name.
  */
 static void rename_comms(struct profile *p)
 {
 	u32 *gid_to = NULL;
 	size_t off = 0;
 
-	if (!p->s.nr_renamed)
+	if (!p->s.nr_own_comms)
 		return;
 	for (u32 k = 0; k < p->nr_ev; k++) {
 		struct hists *hs = &p->ev[k];

@@ -72,7 +72,7 @@ const struct interned *session_intern(struct session *s, const char *str, size_t
 	e->str = copy;
 	e->len = (u32)len;
 	e->hash = h;
-	e->renamed = NULL;
+	e->canon = e->renamed = NULL;
 	e->id = s->nr_strs;
 	if (!(s->nr_strs & (s->nr_strs - 1)) || !s->str_by_id) {
 		u32 cap = s->nr_strs ? 2 * s->nr_strs : 16;
@@ -106,15 +106,31 @@ static const char *intern(struct session *s, const char *str)
 
 const char *session_comm_final(const struct session *s, const char *comm)
 {
-	/* A rename names a ":tid" after a COMM; a COMM could name itself ":5": bounded. */
-	for (int i = 0; comm && s->nr_renamed && i < 8; i++) {
-		const struct interned *e = (const struct interned *)(const void *)comm - 1;
+	const struct interned *e;
 
-		if (!e->renamed)
-			break;
-		comm = e->renamed;
-	}
-	return comm;
+	if (!comm || !s->nr_own_comms)
+		return comm;
+	e = (const struct interned *)(const void *)comm - 1;
+	if (e->renamed)
+		return e->renamed;
+	return e->canon ? e->canon : comm;
+}
+
+/* A thread's own ":tid" (session.h, struct interned). */
+static void own_comm(struct session *s, struct thread *t)
+{
+	char name[32];
+	struct interned *e;
+	int len = snprintf(name, sizeof(name), ":%d", t->tid);
+
+	e = xcalloc(1, sizeof(*e) + (size_t)len + 1);
+	memcpy(e + 1, name, (size_t)len + 1);
+	e->str = (const char *)(e + 1);
+	e->len = (u32)len;
+	e->canon = intern(s, name);
+	t->own_comm = e;
+	t->comm = e->str;
+	s->nr_own_comms++;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -306,7 +322,6 @@ static void thread_hash(struct session *s, struct thread *t)
 static struct thread *thread_findnew(struct session *s, int pid, int tid)
 {
 	struct thread *t = thread_find(s, tid), *leader;
-	char name[32];
 
 	if (t) {
 		if (t->pid == -1 && pid != -1 && pid != tid) {
@@ -323,8 +338,7 @@ static struct thread *thread_findnew(struct session *s, int pid, int tid)
 	t = xcalloc(1, sizeof(*t));
 	t->pid = pid;
 	t->tid = tid;
-	snprintf(name, sizeof(name), ":%d", tid);
-	t->comm = intern(s, name);
+	own_comm(s, t);
 	thread_hash(s, t);
 	if (s->last_thread_added)
 		s->last_thread_added->next = t;
@@ -634,15 +648,9 @@ static void process_comm(struct session *s, const struct pd_record_header *h)
 	memcpy(&b, h + 1, sizeof(b));
 	t = thread_findnew(s, (int)b.pid, (int)b.tid);
 	name = intern(s, name);
-	if (!t->comm_set && t->comm != name) {
-		/* its ":tid" becomes this name, also for the samples before (session.h) */
-		struct interned *d = (struct interned *)(void *)t->comm - 1;
-
-		if (!d->renamed) {
-			d->renamed = name;
-			s->nr_renamed++;
-		}
-	}
+	/* its own ":tid" becomes this name, also for the samples before (session.h) */
+	if (!t->comm_set && t->own_comm && t->comm == t->own_comm->str)
+		t->own_comm->renamed = name;
 	t->comm = name;
 	t->comm_set = true;
 }
@@ -1206,6 +1214,7 @@ void session_exit(struct session *s)
 		maps_put(t->maps);
 		if (t->memo_free)
 			t->memo_free(t->memo);
+		free(t->own_comm);
 		free(t);
 	}
 	free(s->threads);

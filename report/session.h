@@ -40,8 +40,9 @@ struct thread {
 	struct thread *hnext;
 	struct thread *next; /* every thread, in creation order */
 	int pid, tid;
-	const char *comm; /* interned: equal names, equal pointers */
+	const char *comm; /* interned: equal names, equal pointers; but the thread's own ":tid" */
 	bool comm_set;	  /* a COMM (or the parent's at FORK) named it; else ":tid" */
+	struct interned *own_comm; /* that ":tid" */
 	struct maps *maps;
 	void *memo; /* the view's memory of this thread's previous sample */
 	void (*memo_free)(void *memo);
@@ -81,7 +82,11 @@ struct interned {
 	const char *str;
 	u32 len, id, hash;
 	struct interned *hnext;
-	const char *renamed; /* a ":tid" whose thread a COMM named later: that name */
+	/*
+	 * A thread's own ":tid" (thread.comm before anything named it) is not in the table: it
+	 * stands for canon, the shared ":tid", or for renamed once a COMM named the thread.
+	 */
+	const char *canon, *renamed;
 };
 
 struct session {
@@ -121,7 +126,7 @@ struct session {
 
 	/* what was seen */
 	u64 nr_samples, unknown_id, lost_samples, lost_events;
-	u32 nr_renamed; /* ":tid" comms renamed (struct interned.renamed) */
+	u32 nr_own_comms; /* threads given their own ":tid" (struct thread.own_comm) */
 	u64 nr_unordered;  /* records that came after a flush that should have covered them */
 	u64 fcache_misses; /* addresses resolved the slow way (-vv prints it) */
 };
@@ -173,10 +178,11 @@ static inline const struct frame *session_frame(const struct session *s, u32 id)
 const struct interned *session_intern(struct session *s, const char *str, size_t len);
 
 /**
- * session_comm_final - the name an interned comm stands for once the file is read. A thread
- * shows ":tid" until a COMM names it, and perf then renames that ":tid" rather than replacing
- * it (____thread__set_comm() overrides the default comm), so the samples the thread took
- * before show the new name as well. NULL stays NULL.
+ * session_comm_final - the name a comm stands for once the file is read. A thread shows its own
+ * ":tid" until a COMM names it, and perf then renames that ":tid" rather than replacing it
+ * (____thread__set_comm() overrides the default comm), so the samples the thread took before
+ * show the new name as well; a ":tid" never renamed becomes the one shared ":tid", which other
+ * threads of that tid show too. Other names stay; NULL stays NULL.
  */
 const char *session_comm_final(const struct session *s, const char *comm);
 

@@ -15,8 +15,10 @@
  *   overhead    prec:overhead samples
  *   stat        cpu-clock samples and counter readings: THREAD_MAP, CPU_MAP, STAT_CONFIG, STAT
  *               and STAT_ROUND records for task-clock and context-switches
- *   latecomm    cpu-clock samples of hot3 and of a second process that no FORK announced:
- *               sampled as ":4243" until its COMM (exec) names it "late", then sampled again
+ *   latecomm    cpu-clock samples (with call chains) of hot3, of a second process that no FORK
+ *               announced, sampled as ":4243" until its COMM (exec) names it "late", and of a
+ *               thread 4244 sampled unnamed, then forked anew from an unnamed parent and named
+ *               "again"
  *
  * Exit status: 0; 77 when KIND cannot be made here (the reason on stderr); 1 on an error.
  */
@@ -439,9 +441,9 @@ static void make_events(const char *file, unsigned flags, bool compress, int sca
 static void make_latecomm(const char *file, int argc, char **argv)
 {
 	struct perf_event_attr a = base_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
-	const int late = PID + 1;
+	const int late = PID + 1, stale = PID + 2;
 	struct pd_mmap2_body mm = { .pid = late, .tid = late };
-	u64 id = 1001, first;
+	u64 id = 1001, first, chain[4];
 	struct pd_sample s;
 	struct hot3 h;
 	struct mk m;
@@ -450,20 +452,36 @@ static void make_latecomm(const char *file, int argc, char **argv)
 	load_hot3(&h);
 	open_writer(&m, file, 0, argc, argv);
 	a.exclude_kernel = 1;
+	a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 	a.mmap = a.comm = a.task = a.mmap2 = a.comm_exec = 1;
 	m.attr0 = a;
 	check(pd_writer_add_attr(m.w, &a, "cpu-clock", &id, 1), "add attr");
 	check(pd_writer_begin(m.w), "pd_writer_begin");
 	comm_and_mmap(&m, &h);
 	first = m.time;
-	/* 30 samples: hot3 at hot_a, and the unnamed process at 3, 6 ... until its COMM at 15 */
+	/*
+	 * 30 samples: hot3's at hot_a; the unnamed process "late" at hot_b, every third, until
+	 * its COMM (and MMAP2) at the 15th; an unnamed thread "stale" at 1 and 2, which a FORK
+	 * then makes a new thread of the same tid (of an unnamed parent) that a COMM names "again"
+	 * at the 20th: perf keeps ":tid" for the stale one's samples.
+	 */
 	for (int i = 0; i < 30; i++) {
-		bool other = i % 3 == 0;
+		int pid = i % 3 == 0 ? late : i == 1 || i == 2 || (i > 20 && i % 3 == 1) ? stale : PID;
 
-		if (i == 15) {
+		if (i == 15 || i == 20) {
 			s = id_of(&m, 0, 1);
-			s.pid = s.tid = late;
-			check(pd_encode_comm(&m.rec, &m.attr0, late, late, "late", true, &s), "COMM");
+			s.pid = s.tid = i == 15 ? late : stale;
+			if (i == 20) {
+				struct pd_fork_body fb = { stale, PID + 3, stale, PID + 3, m.time };
+
+				check(pd_encode_fork(&m.rec, &m.attr0, false, 0, &fb, &s), "FORK");
+				m.time += TSTEP;
+				s.time = m.time;
+			}
+			check(pd_encode_comm(&m.rec, &m.attr0, s.pid, s.tid,
+					     i == 15 ? "late" : "again", true, &s),
+			      "COMM");
+			mm.pid = mm.tid = s.pid;
 			mm.start = h.start;
 			mm.len = h.len;
 			mm.pgoff = h.pgoff;
@@ -476,11 +494,15 @@ static void make_latecomm(const char *file, int argc, char **argv)
 			      "MMAP2");
 			m.time += TSTEP;
 		}
-		s = id_of(&m, id, other ? 1 : 0);
-		if (other)
-			s.pid = s.tid = late;
+		s = id_of(&m, id, pid == PID ? 0 : 1);
+		s.pid = s.tid = pid;
 		s.misc = PERF_RECORD_MISC_USER;
-		s.ip = inside(&h, other ? SYM_HOT_B : SYM_HOT_A);
+		chain[0] = PERF_CONTEXT_USER;
+		chain[1] = s.ip = inside(&h, pid == PID ? SYM_HOT_A : SYM_HOT_B);
+		chain[2] = inside(&h, SYM_RUN_ROUND);
+		chain[3] = inside(&h, SYM_MAIN);
+		s.callchain_nr = 4;
+		s.callchain = chain;
 		s.period = 10007;
 		check(pd_encode_sample(&m.rec, &m.attr0, &s), "SAMPLE");
 		m.nr_samples++;
