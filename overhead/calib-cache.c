@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,12 @@ static struct entry *add(struct calib_cache *cc)
 	return &cc->e[cc->nr++];
 }
 
+/* A figure in ns as calibrations give them: finite, and within a day either way. */
+static bool plausible(double ns)
+{
+	return isfinite(ns) && fabs(ns) <= 86400e9;
+}
+
 /* One line of the file; false when it is damaged or of another boot. */
 static bool parse_line(struct calib_cache *cc, const char *line)
 {
@@ -95,8 +102,10 @@ static bool parse_line(struct calib_cache *cc, const char *line)
 		   &gap, &handler_ns, &end) != 14 ||
 	    line[end])
 		return false;
-	if (strcmp(boot, cc->boot_id) || cpu < -1 || runs <= 0 || rejected < 0 || !(ns == ns) ||
-	    !(min_ns <= ns && ns <= max_ns) || t > cc->now_ns)
+	if (strcmp(boot, cc->boot_id) || cpu < -1 || runs <= 0 || runs > OVERHEAD_CALIB_MAX_RUNS ||
+	    rejected < 0 || !plausible(min_ns) || !plausible(ns) || !plausible(max_ns) ||
+	    !(min_ns <= ns && ns <= max_ns) || !plausible(loop_ns) || loop_ns < 0 ||
+	    !plausible(handler_ns) || handler_ns < 0 || t > cc->now_ns)
 		return false;
 	e = find(cc, kind, key, cpu);
 	if (e && e->time_ns >= t)
@@ -187,10 +196,14 @@ void calib_cache_key(const struct perf_event_attr *a, char *buf, size_t len)
 		snprintf(buf, len, "none");
 		return;
 	}
-	snprintf(buf, len, "t%u,c%llx,s%llx,x%u%u%u,p%u,i%u,r%.0f", a->type,
-		 (unsigned long long)a->config, (unsigned long long)a->sample_type,
-		 a->exclude_user, a->exclude_kernel, a->exclude_hv, a->precise_ip, a->sample_id_all,
-		 overhead_calib_rate(a));
+	/* The rate, or the period when the rate is not known from the attr (-c of other events). */
+	snprintf(buf, len, "t%u,c%llx,%llx,%llx,s%llx,x%u%u%u%u%u,p%u,i%u,m%u,k%d,%s%.0f", a->type,
+		 (unsigned long long)a->config, (unsigned long long)a->config1,
+		 (unsigned long long)a->config2, (unsigned long long)a->sample_type,
+		 a->exclude_user, a->exclude_kernel, a->exclude_hv, a->exclude_callchain_user,
+		 a->exclude_callchain_kernel, a->precise_ip, a->sample_id_all, a->sample_max_stack,
+		 a->use_clockid ? a->clockid : -1, overhead_calib_rate(a) > 0 ? "r" : "c",
+		 overhead_calib_rate(a) > 0 ? overhead_calib_rate(a) : (double)a->sample_period);
 }
 
 bool calib_cache_get(const struct calib_cache *cc, const char *kind, const char *key, int cpu,

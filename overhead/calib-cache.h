@@ -44,8 +44,8 @@ struct calib_cache *calib_cache_open(void);
 struct calib_cache *calib_cache_open_at(const char *path, const char *boot_id, u64 now_ns);
 
 /**
- * calib_cache_key - the key of a calibration for the event attr: its type, config, sample_type,
- * exclusions, precision and rate, as one word.
+ * calib_cache_key - the key of a calibration for the event attr: its type, configs,
+ * sample_type, exclusions, precision, stack depth, clock and rate (or period), as one word.
  */
 void calib_cache_key(const struct perf_event_attr *attr, char *buf, size_t len);
 

@@ -94,7 +94,10 @@ record() {
 	for try in 1 2 3; do
 		: >"$name.others"
 		touch "$name.watch"
-		"$PREC" record -o "$name.data" "$@" >"$name.out" 2>"$name.err" &
+		# a retry measures anew: the first try's calibrations are cached, and were disturbed
+		# shellcheck disable=SC2046
+		"$PREC" record -o "$name.data" $([ $try = 1 ] || echo --recalibrate) "$@" \
+			>"$name.out" 2>"$name.err" &
 		p=$!
 		watch_others "$name" $p &
 		w=$!

@@ -89,6 +89,21 @@ int main(void)
 	attr.sample_period = 50000;
 	calib_cache_key(&attr, sub, sizeof(sub));
 	ok(strcmp(sub, key_g), "so does the rate");
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_CPU_CYCLES;
+	calib_cache_key(&attr, key_g, sizeof(key_g));
+	attr.sample_period = 1000;
+	calib_cache_key(&attr, sub, sizeof(sub));
+	ok(strcmp(sub, key_g), "and -c of a hardware event, whose rate the attr does not give");
+	attr.config1 = 3;
+	calib_cache_key(&attr, key_g, sizeof(key_g));
+	ok(strcmp(sub, key_g), "and config1");
+	attr.config1 = 0;
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	attr.sample_period = 250000;
+	attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	calib_cache_key(&attr, key_g, sizeof(key_g));
 
 	cc = calib_cache_open_at(path, BOOT, 100 * S);
 	ok(cc && !calib_cache_get(cc, "stolen", key, 0, &got, &age), "no file: an empty cache");
@@ -161,6 +176,28 @@ int main(void)
 	       !calib_cache_get(cc, "stolen", key, 3, &got, &age),
 	   "... not a median outside its spread, a short line, NaN");
 	ok(calib_cache_save(cc) == 0 && count_lines() == 2, "... and the others are dropped");
+	calib_cache_close(cc);
+
+	/* Figures no calibration gives: infinite, NaN, beyond a day, negative loops, 99 runs. */
+	snprintf(sub, sizeof(sub),
+		 "prec-calibration 1\n"
+		 BOOT " stolen %s 0 100000000000 inf 800.000 inf 7 0 700 24.0 500 0.0\n"
+		 BOOT " stolen %s 1 100000000000 900.000 800.000 1000.000 7 0 700 24.0 500 nan\n"
+		 BOOT " stolen %s 2 100000000000 9e15 8e15 1e16 7 0 700 24.0 500 0.0\n"
+		 BOOT " stolen %s 3 100000000000 900.000 800.000 1000.000 7 0 700 -1.0 500 0.0\n"
+		 BOOT " stolen %s 4 100000000000 900.000 800.000 1000.000 99 0 700 24.0 500 0.0\n"
+		 BOOT " stolen %s 5 100000000000 -50.000 -60.000 -40.000 7 0 700 24.0 500 0.0\n",
+		 key, key, key, key, key, key);
+	write_file(sub);
+	cc = calib_cache_open_at(path, BOOT, 130 * S);
+	ok(!calib_cache_get(cc, "stolen", key, 0, &got, &age) &&
+	       !calib_cache_get(cc, "stolen", key, 1, &got, &age) &&
+	       !calib_cache_get(cc, "stolen", key, 2, &got, &age) &&
+	       !calib_cache_get(cc, "stolen", key, 3, &got, &age) &&
+	       !calib_cache_get(cc, "stolen", key, 4, &got, &age),
+	   "inf, NaN, beyond a day, a negative loop, 99 runs: not used");
+	ok(calib_cache_get(cc, "stolen", key, 5, &got, &age) && got.ns == -50,
+	   "... a negative figure is (the collector's cost may be below zero)");
 	calib_cache_close(cc);
 
 	write_file("prec-calibration 2\n" BOOT " stolen x 0 1 1 1 1 7 0 1 1 1 1\n");
