@@ -182,15 +182,17 @@ static bool is_hrtimer(const struct perf_event_attr *a)
  * period NSEC_PER_SEC / freq when it creates them (perf_swevent_init_hrtimer()): then every
  * sample carries that same PERIOD. Asked for that period, the kernel takes the same samples, 8
  * bytes smaller, and perf gives each the attr's sample_period: perf report and perf script print
- * the same (-P keeps the field). A frequency above the kernel's limit stays one, for the kernel
- * to refuse as it refuses perf's.
+ * the same (-P keeps the field). A frequency above the kernel's limit, or with the limit
+ * unknown, stays one, for the kernel to refuse as it refuses perf's. So does one in pipe mode,
+ * which has no facts section to say that a frequency was asked (the overhead report would take
+ * it for a fixed period).
  */
 static void hrtimer_period(struct evsel *ev, u64 max_rate)
 {
 	struct perf_event_attr *a = &ev->attr;
 	u64 freq = a->sample_freq;
 
-	if (!a->freq || !is_hrtimer(a) || !freq || freq > NSEC_PER_SEC ||
+	if (!ev->fix_hrtimer || !a->freq || !is_hrtimer(a) || !freq || freq > NSEC_PER_SEC ||
 	    (max_rate && freq > max_rate))
 		return;
 	ev->hrtimer_freq = freq;
@@ -269,6 +271,7 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 			a->sample_freq = opts->freq;
 		}
 		ev->keep_period = opts->sample_period;
+		ev->fix_hrtimer = !opts->pipe && max_rate;
 		if (a->freq || opts->sample_period)
 			a->sample_type |= PERF_SAMPLE_PERIOD;
 		hrtimer_period(ev, max_rate);

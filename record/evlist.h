@@ -31,6 +31,7 @@ struct evsel {
 	 * as the fixed period the kernel would have made of it (evlist.c, hrtimer_period()).
 	 */
 	u64 hrtimer_freq;
+	bool fix_hrtimer; /* may do so (not in pipe mode, not without the kernel's limit) */
 	bool keep_period; /* -P: PERIOD in every sample, even when the attr fixes it */
 	const char *filter;
 	int *fd;          /* [cpu * nr_threads + thread], -1 when not open */

@@ -78,6 +78,15 @@ rec task-clock "task-clock -F 1000: the fixed period 1000000, no PERIOD" \
 	'grep -q "^task-clock: .*sample_freq }: 1000000, sample_type: IP|TID|TIME," \
 		task-clock.evlist && ! grep -q "freq: 1" task-clock.evlist' \
 	$NONE -e task-clock -F 1000 -- "$HOT3" 0.3
+# Pipe mode has no facts section to say that a frequency was asked: the frequency stays, and
+# the overhead report judges it as one (no short-period finding at 20 kHz).
+"$PREC" record -q -e cpu-clock -F 20000 -o - -- "$HOT3" 0.3 >pipe.data 2>pipe.err
+test_expect "pipe mode keeps the frequency and PERIOD, and the report takes it for one" '
+	no_stderr pipe.err && perf evlist -v -i pipe.data 2>/dev/null |
+		grep -q "^cpu-clock: .*sample_freq }: 20000, sample_type: IP|TID|TIME|PERIOD|IDENTIFIER,.*freq: 1" &&
+	"$PREC" report --overhead -i pipe.data >pipe.txt && grep -q "sample-cost" pipe.txt &&
+	! grep -q "short-period" pipe.txt
+'
 # The default: the prec:overhead attr beside cpu-clock, whose attr is the one above for two
 # events (IDENTIFIER added), and perf reads the file as cleanly (rec checks it).
 rec default "prec:overhead beside the event, whose attr is perf's plus IDENTIFIER" \
