@@ -180,9 +180,9 @@ perf_clean_but_lost() {
 	no_stderr "$err.other" >&2 || { echo "from: $*" >&2; return 1; }
 }
 
-# has_lost FILE: the file holds LOST records (its rings overflowed)
+# has_lost FILE: the file holds LOST or LOST_SAMPLES records (its rings overflowed)
 has_lost() {
-	perf report -i "$1" --stats 2>/dev/null | grep -q "^ *LOST events: *[1-9]"
+	perf report -i "$1" --stats 2>/dev/null | grep -Eq "^ *LOST(_SAMPLES)? events: *[1-9]"
 }
 
 # normalise: the one filter for golden outputs: pids, times, addresses and paths become tokens.
