@@ -39,9 +39,14 @@ rec() {
 	test_expect "$name: prec record $* (exit 0, silent with -q)" '
 		test "$(cat '"$name"'.rc)" = 0 && no_stderr '"$name"'.err
 	'
+	# system-wide recordings: perf_clean_wide (lost records from the tests beside them)
+	case " $* " in
+	*" -a "*) check_perf="perf_clean_wide $name.data" ;;
+	*) check_perf=perf_clean ;;
+	esac
 	test_expect "$name: perf report and perf script read it without a word on stderr" '
-		perf_clean perf report -i '"$name"'.data --stdio >'"$name"'.report &&
-		perf_clean perf script -i '"$name"'.data >'"$name"'.script &&
+		$check_perf perf report -i '"$name"'.data --stdio >'"$name"'.report &&
+		$check_perf perf script -i '"$name"'.data >'"$name"'.script &&
 		test -s '"$name"'.script
 	'
 	perf evlist -v -i "$name.data" >"$name.evlist" 2>/dev/null

@@ -18,7 +18,10 @@ hot3=$(readlink -f "$HOT3")
 
 # complete FILE: perf reads it cleanly and finds hot_a in it
 complete() {
-	perf_clean perf report -i "$1" --stdio --sort sym >"$1.rep" && grep -q "hot_a" "$1.rep" &&
+	local check=perf_clean
+
+	case $1 in a-*) check="perf_clean_wide $1" ;; esac # system-wide: see perf_clean_wide
+	$check perf report -i "$1" --stdio --sort sym >"$1.rep" && grep -q "hot_a" "$1.rep" &&
 		perf report -i "$1" --header-only 2>/dev/null | grep -Eq "^# data size +: [1-9]"
 }
 

@@ -4,7 +4,10 @@
 # figures, and the facts, the report and the summary line say how old they are. Another event
 # (-g), --recalibrate, a cache of another boot or a damaged one are measured anew; a cache that
 # cannot be written changes nothing but the time.
+# Its calibrations hold every CPU with SCHED_FIFO probes and storm the side-band of system-wide
+# recordings: it runs alone, as t3000 and t3001 do.
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
+PREC_TEST_EXCLUSIVE=1
 . "$(dirname "$0")/lib.sh"
 
 require root perf python
