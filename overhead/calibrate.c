@@ -26,6 +26,7 @@
 #include "overhead/collect-internal.h"
 #include "util/clock.h"
 #include "util/fs.h"
+#include "util/perf-event.h"
 
 #define DEFAULT_RUNS 7
 #define TARGET_SAMPLES 100
@@ -91,8 +92,7 @@ double overhead_calib_rate(const struct perf_event_attr *attr)
 {
 	if (attr->freq)
 		return attr->sample_freq;
-	if (attr->type == PERF_TYPE_SOFTWARE && attr->sample_period &&
-	    (attr->config == PERF_COUNT_SW_CPU_CLOCK || attr->config == PERF_COUNT_SW_TASK_CLOCK))
+	if (attr->sample_period && perf_attr_is_hrtimer(attr))
 		return 1e9 / attr->sample_period;
 	return 0;
 }

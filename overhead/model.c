@@ -17,6 +17,7 @@
 
 #include "overhead/model.h"
 #include "util/hash.h"
+#include "util/perf-event.h"
 
 #define NS_PER_S 1e9
 
@@ -1178,8 +1179,7 @@ static u64 event_freq(const struct overhead_model *m, u32 idx)
 	if (e->attr.freq)
 		return e->attr.sample_freq;
 	fe = m->have_facts ? overhead_facts_find_event(&m->facts, idx) : NULL;
-	if (fe && fe->freq && e->attr.sample_period && e->attr.type == PERF_TYPE_SOFTWARE &&
-	    (e->attr.config == PERF_COUNT_SW_CPU_CLOCK || e->attr.config == PERF_COUNT_SW_TASK_CLOCK))
+	if (fe && fe->freq && e->attr.sample_period && perf_attr_is_hrtimer(&e->attr))
 		return (u64)llround(1e9 / (double)e->attr.sample_period);
 	return 0;
 }

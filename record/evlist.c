@@ -171,12 +171,6 @@ static u64 weak_period(const struct evsel *ev)
 	return ev->spec->attr.sample_period;
 }
 
-static bool is_hrtimer(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_SOFTWARE &&
-	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
-}
-
 /*
  * cpu-clock and task-clock run on an hrtimer, and the kernel turns their frequency into the fixed
  * period NSEC_PER_SEC / freq when it creates them (perf_swevent_init_hrtimer()): then every
@@ -192,7 +186,7 @@ static void hrtimer_period(struct evsel *ev, u64 max_rate)
 	struct perf_event_attr *a = &ev->attr;
 	u64 freq = a->sample_freq;
 
-	if (!ev->fix_hrtimer || !a->freq || !is_hrtimer(a) || !freq || freq > NSEC_PER_SEC ||
+	if (!ev->fix_hrtimer || !a->freq || !perf_attr_is_hrtimer(a) || !freq || freq > NSEC_PER_SEC ||
 	    (max_rate && freq > max_rate))
 		return;
 	ev->hrtimer_freq = freq;

@@ -28,6 +28,7 @@
 #include "util/json.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/perf-event.h"
 #include "util/xalloc.h"
 
 /* One counter read: the last cumulative reading of (id, cpu, thread), and the one at the round. */
@@ -638,8 +639,7 @@ static const char *unit_of(struct counters *c, u32 idx)
 {
 	const struct perf_event_attr *a = pd_reader_attr(c->rep.r, idx);
 
-	if (a && a->type == PERF_TYPE_SOFTWARE &&
-	    (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK))
+	if (a && perf_attr_is_hrtimer(a))
 		return "ns";
 	return "";
 }
