@@ -24,11 +24,8 @@
 
 struct entry {
 	char kind[WORD_MAX + 1], key[WORD_MAX + 1];
-	int cpu;
 	u64 time_ns;
-	double ns, min_ns, max_ns, loop_ns, handler_ns;
-	int runs, rejected;
-	u64 units, gap_ns;
+	struct overhead_calib c; /* c.cpu is the entry's; no err, reason or elapsed_ns */
 };
 
 struct calib_cache {
@@ -58,7 +55,7 @@ static struct entry *find(const struct calib_cache *cc, const char *kind, const 
 	for (size_t i = 0; i < cc->nr; i++) {
 		struct entry *e = &cc->e[i];
 
-		if (e->cpu == cpu && !strcmp(e->kind, kind) && !strcmp(e->key, key))
+		if (e->c.cpu == cpu && !strcmp(e->kind, kind) && !strcmp(e->key, key))
 			return e;
 	}
 	return NULL;
@@ -88,6 +85,26 @@ static bool plausible(double ns)
 	return isfinite(ns) && fabs(ns) <= 86400e9;
 }
 
+/* Keep c (for its CPU) under kind and key, measured at time t, unless a newer one is there. */
+static void set_entry(struct calib_cache *cc, const char *kind, const char *key, u64 t,
+		      const struct overhead_calib *c)
+{
+	struct entry *e = find(cc, kind, key, c->cpu);
+
+	if (e && e->time_ns > t)
+		return;
+	if (!e)
+		e = add(cc);
+	memset(e, 0, sizeof(*e));
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	e->time_ns = t;
+	e->c = *c;
+	e->c.err = 0;
+	e->c.reason[0] = '\0';
+	e->c.elapsed_ns = 0;
+}
+
 /* One line of the file; false when it is damaged or of another boot. */
 static bool parse_line(struct calib_cache *cc, const char *line)
 {
@@ -95,7 +112,7 @@ static bool parse_line(struct calib_cache *cc, const char *line)
 	unsigned long long t, units, gap;
 	double ns, min_ns, max_ns, loop_ns, handler_ns;
 	int cpu, runs, rejected, end = 0;
-	struct entry *e;
+	struct overhead_calib c;
 
 	if (sscanf(line, "%63s %127s %127s %d %llu %lf %lf %lf %d %d %llu %lf %llu %lf %n", boot,
 		   kind, key, &cpu, &t, &ns, &min_ns, &max_ns, &runs, &rejected, &units, &loop_ns,
@@ -107,25 +124,18 @@ static bool parse_line(struct calib_cache *cc, const char *line)
 	    !(min_ns <= ns && ns <= max_ns) || !plausible(loop_ns) || loop_ns < 0 ||
 	    !plausible(handler_ns) || handler_ns < 0 || t > cc->now_ns)
 		return false;
-	e = find(cc, kind, key, cpu);
-	if (e && e->time_ns >= t)
-		return true;
-	if (!e)
-		e = add(cc);
-	memset(e, 0, sizeof(*e));
-	snprintf(e->kind, sizeof(e->kind), "%s", kind);
-	snprintf(e->key, sizeof(e->key), "%s", key);
-	e->cpu = cpu;
-	e->time_ns = t;
-	e->ns = ns;
-	e->min_ns = min_ns;
-	e->max_ns = max_ns;
-	e->runs = runs;
-	e->rejected = rejected;
-	e->units = units;
-	e->loop_ns = loop_ns;
-	e->gap_ns = gap;
-	e->handler_ns = handler_ns;
+	memset(&c, 0, sizeof(c));
+	c.cpu = cpu;
+	c.ns = ns;
+	c.min_ns = min_ns;
+	c.max_ns = max_ns;
+	c.runs = runs;
+	c.rejected = rejected;
+	c.units = units;
+	c.loop_ns = loop_ns;
+	c.gap_ns = gap;
+	c.handler_ns = handler_ns;
+	set_entry(cc, kind, key, t, &c);
 	return true;
 }
 
@@ -216,17 +226,7 @@ bool calib_cache_get(const struct calib_cache *cc, const char *kind, const char 
 	e = find(cc, kind, key, cpu);
 	if (!e || cc->now_ns - e->time_ns > OVERHEAD_CALIB_CACHE_MAX_AGE_NS)
 		return false;
-	memset(out, 0, sizeof(*out));
-	out->cpu = cpu;
-	out->ns = e->ns;
-	out->min_ns = e->min_ns;
-	out->max_ns = e->max_ns;
-	out->runs = e->runs;
-	out->rejected = e->rejected;
-	out->units = e->units;
-	out->loop_ns = e->loop_ns;
-	out->gap_ns = e->gap_ns;
-	out->handler_ns = e->handler_ns;
+	*out = e->c;
 	*age_ns = cc->now_ns - e->time_ns;
 	return true;
 }
@@ -234,27 +234,9 @@ bool calib_cache_get(const struct calib_cache *cc, const char *kind, const char 
 void calib_cache_put(struct calib_cache *cc, const char *kind, const char *key,
 		     const struct overhead_calib *c)
 {
-	struct entry *e;
-
 	if (!cc || c->err || c->reason[0] || c->runs <= 0 || !good_word(kind) || !good_word(key))
 		return;
-	e = find(cc, kind, key, c->cpu);
-	if (!e)
-		e = add(cc);
-	memset(e, 0, sizeof(*e));
-	snprintf(e->kind, sizeof(e->kind), "%s", kind);
-	snprintf(e->key, sizeof(e->key), "%s", key);
-	e->cpu = c->cpu;
-	e->time_ns = cc->now_ns;
-	e->ns = c->ns;
-	e->min_ns = c->min_ns;
-	e->max_ns = c->max_ns;
-	e->runs = c->runs;
-	e->rejected = c->rejected;
-	e->units = c->units;
-	e->loop_ns = c->loop_ns;
-	e->gap_ns = c->gap_ns;
-	e->handler_ns = c->handler_ns;
+	set_entry(cc, kind, key, cc->now_ns, c);
 	cc->dirty = true;
 }
 
@@ -302,8 +284,9 @@ int calib_cache_save(struct calib_cache *cc)
 
 		fprintf(f, "%s %s %s %d %" PRIu64 " %.3f %.3f %.3f %d %d %" PRIu64 " %.3f %" PRIu64
 			   " %.3f\n",
-			cc->boot_id, e->kind, e->key, e->cpu, e->time_ns, e->ns, e->min_ns, e->max_ns,
-			e->runs, e->rejected, e->units, e->loop_ns, e->gap_ns, e->handler_ns);
+			cc->boot_id, e->kind, e->key, e->c.cpu, e->time_ns, e->c.ns, e->c.min_ns,
+			e->c.max_ns, e->c.runs, e->c.rejected, e->c.units, e->c.loop_ns, e->c.gap_ns,
+			e->c.handler_ns);
 	}
 	if (fflush(f) || ferror(f)) {
 		err = -errno;
