@@ -283,6 +283,19 @@ static int child_cmp(const void *pa, const void *pb)
 		      frame_chain_name(child_sort_profile, b->key, bb, sizeof(bb)));
 }
 
+/*
+ * The least period a child shows with under a parent whose children add up to below: in fractal
+ * mode a share of that, else the row's threshold (perf's callchain min_percent).
+ */
+static u64 child_min_hit(const struct graph *g, u64 below)
+{
+	const struct report_opts *o = g->p->o;
+
+	if (o->chain_mode == CHAIN_FRACTAL)
+		return (u64)ceil((double)below * o->chain_min / 100.0);
+	return g->min_hit;
+}
+
 /* The children of trie node y that are shown, sorted; the caller frees the array. */
 static u32 *children(struct graph *g, u32 y, u64 min_hit, u32 *nr)
 {
@@ -323,9 +336,7 @@ static void graph_level(struct graph *g, u32 parent_end, u64 total, int depth, i
 	int new_mask = depth_mask;
 	u64 remaining = total,
 	    parent_children = p->nodes[parent_end].cumul - p->nodes[parent_end].hit;
-	u64 min_hit = o->chain_mode == CHAIN_FRACTAL
-			  ? (u64)ceil((double)parent_children * o->chain_min / 100.0)
-			  : g->min_hit;
+	u64 min_hit = child_min_hit(g, parent_children);
 	char buf[64];
 
 	v = children(g, parent_end, min_hit, &nr);
@@ -395,11 +406,7 @@ static void print_graph(struct profile *p, const struct hists *hs, const struct 
 	if (!root)
 		return;
 	g.min_hit = hists_min_chain_hit(hs, o->chain_min);
-	v = children(&g, root,
-		     o->chain_mode == CHAIN_FRACTAL
-			 ? (u64)ceil((double)p->nodes[root].cumul * o->chain_min / 100.0)
-			 : g.min_hit,
-		     &nr);
+	v = children(&g, root, child_min_hit(&g, p->nodes[root].cumul), &nr);
 	if (nr == 1 && p->nodes[v[0]].cumul == entry_shown_period(o, e)) {
 		/* one root that holds it all: no percentage, and one column less */
 		u32 x = v[0], end = run_end(p, x), k = 0;
@@ -627,9 +634,7 @@ static void json_graph_level(struct graph *g, u32 parent_end, u64 total, bool *f
 	u32 nr, *v;
 	u64 remaining = total,
 	    parent_children = p->nodes[parent_end].cumul - p->nodes[parent_end].hit;
-	u64 min_hit = o->chain_mode == CHAIN_FRACTAL
-			  ? (u64)ceil((double)parent_children * o->chain_min / 100.0)
-			  : g->min_hit;
+	u64 min_hit = child_min_hit(g, parent_children);
 
 	v = children(g, parent_end, min_hit, &nr);
 	for (u32 i = 0; i < nr; i++) {
@@ -704,11 +709,7 @@ static void json_graph(struct profile *p, const struct hists *hs, const struct h
 		fputc(']', out);
 		return;
 	}
-	v = children(&g, root,
-		     o->chain_mode == CHAIN_FRACTAL
-			 ? (u64)ceil((double)p->nodes[root].cumul * o->chain_min / 100.0)
-			 : g.min_hit,
-		     &nr);
+	v = children(&g, root, child_min_hit(&g, p->nodes[root].cumul), &nr);
 	if (nr == 1 && p->nodes[v[0]].cumul == entry_shown_period(o, e)) {
 		/* one root that holds it all: the text shows it without a share */
 		u32 x = v[0], end = run_end(p, x);
