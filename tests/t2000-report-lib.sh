@@ -18,8 +18,8 @@
 # Each prints what differs and fails; perf runs through perf_clean (exit 0, nothing on stderr).
 W=$PREC_BUILD/tests/workloads/hot3
 CMP=$T/cmp.py
-# How perf must run: perf_clean (nothing on stderr); perf_clean_but_lost for a file that lost
-# records, of which perf warns.
+# How perf must run: perf_clean (nothing on stderr), or "perf_clean_wide FILE" for a
+# system-wide FILE (lib.sh).
 PERF_CHECK=perf_clean
 
 cat >"$CMP" <<'PYEOF'
