@@ -119,13 +119,6 @@ static bool grow(void **p, u32 *cap, u32 n, size_t sz)
 	return true;
 }
 
-static u64 hash_str(u64 h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (u8)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 /*
  * An open-addressing index: slots hold an array index + 1. The caller compares candidates; the
  * table only remembers where they are.
@@ -438,10 +431,10 @@ int overhead_model_add_event(struct overhead_model *m, const struct perf_event_a
 
 static u64 cost_hash(const struct om_cost *c)
 {
-	u64 h = 0xcbf29ce484222325ULL ^ (u64)(u32)c->cpu ^ ((u64)c->status << 32);
+	u64 h = HASH_FNV64_BASIS ^ (u64)(u32)c->cpu ^ ((u64)c->status << 32);
 
-	h = hash_str(h, c->type);
-	h = hash_str(h ^ 0xff, c->source);
+	h = hash_fnv1a64_str(h, c->type);
+	h = hash_fnv1a64_str(h ^ 0xff, c->source);
 	return hash_mix64(h);
 }
 

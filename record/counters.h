@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Counter readings of prec record (issue 6): --count EVENTS adds counting-only events, and every
+ * Counter readings of prec record: --count EVENTS adds counting-only events, and every
  * event of the recording, counting or sampling, is read every --count-interval and at the end.
  * The readings go into the file as perf stat record writes them (man/prec-data.5, COUNTER
  * READINGS): one STAT_CONFIG after the recorder's THREAD_MAP and CPU_MAP, a PERF_RECORD_STAT per

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * prec record: the session that ties the parts together, and what other parts of prec (the
- * overhead collectors of issue 4) may see of it.
+ * overhead measurement, the counter readings) may see of it.
  *
  * The recorder has two threads. The drain loop (the main thread) waits in ppoll() for the ring
  * buffers, copies whole records out of them into blocks and queues the blocks; it never writes

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "report/hist.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -140,10 +141,8 @@ static void xml_str(FILE *out, const char *s, size_t max)
 /* flamegraph.pl's "hot" colours, picked from the name so a function keeps its colour. */
 static void color(const char *name, int *r, int *g, int *b)
 {
-	u32 h = 2166136261u;
+	u32 h = hash_fnv1a32_str(name);
 
-	for (const char *c = name; *c; c++)
-		h = (h ^ (u8)*c) * 16777619u;
 	*r = 205 + (int)(h % 51);
 	*g = (int)((h >> 8) % 231);
 	*b = (int)((h >> 16) % 56);

@@ -47,18 +47,9 @@ static u32 next_gen = 1;
 /* ---------------------------------------------------------------------------------------- */
 /* Interned strings */
 
-static u32 hash_bytes(const char *s, size_t n)
-{
-	u32 h = 2166136261u;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (u8)s[i]) * 16777619u;
-	return h;
-}
-
 const struct interned *session_intern(struct session *s, const char *str, size_t len)
 {
-	u32 h = hash_bytes(str, len);
+	u32 h = hash_fnv1a32(str, len);
 	struct interned *e;
 	char *copy;
 

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "report/symbols.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -46,15 +47,6 @@ struct bid_entry {
 	u8 size;
 	u8 id[BUILD_ID_MAX];
 };
-
-static u32 str_hash(const char *s)
-{
-	u32 h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (u8)*s++) * 16777619u;
-	return h;
-}
 
 const char *dso_why_unresolved(const struct dso *dso)
 {
@@ -386,7 +378,7 @@ static void set_short_name(struct dso *dso)
 
 struct dso *dsos_findnew(struct dsos *d, const char *name, enum dso_kind kind)
 {
-	u32 h = str_hash(name);
+	u32 h = hash_fnv1a32_str(name);
 	struct dso *dso;
 
 	for (dso = d->table[h & d->mask]; dso; dso = dso->hnext)
@@ -425,7 +417,7 @@ struct dso *dsos_findnew(struct dsos *d, const char *name, enum dso_kind kind)
 
 static struct dso *dsos_find(struct dsos *d, const char *name)
 {
-	u32 h = str_hash(name);
+	u32 h = hash_fnv1a32_str(name);
 
 	for (struct dso *dso = d->table[h & d->mask]; dso; dso = dso->hnext)
 		if (dso->hash == h && !strcmp(dso->name, name))

@@ -1,5 +1,5 @@
 #!/bin/bash
-# t1010: prec record --count and --count-interval (issue 6, the record side). Counting events
+# t1010: prec record --count and --count-interval, the record side. Counting events
 # that are alike are opened once (counted here with strace, not with prec's word), every event
 # is read every interval and at the end as PERF_RECORD_STAT / STAT_ROUND, and perf 6.1 reads the
 # readings without a word: perf stat report, perf script's table and stat__ Python handlers,
@@ -62,7 +62,7 @@ stat_report() {
 	grep -Eq '^ +[0-9]+\.[0-9]+ +[0-9.]+ ' "$1.sr" || fail "perf stat report printed no count"
 }
 
-# ---- the issue's example: three alike task-clocks (one in a group), task-clock:u apart --------
+# ---- three alike task-clocks (one in a group), task-clock:u apart --------
 
 COUNT='task-clock,task-clock,{task-clock,page-faults},task-clock:u'
 "$PREC" record --count "$COUNT" --overhead-source=none -o c.data -- "$HOT3" 1 >rec.out 2>rec.err

@@ -152,7 +152,7 @@ int main(void)
 	ok(!counters_compatible(&a, &b, false), "config2 differs");
 
 	{
-		/* The issue's example: --count task-clock,task-clock,{task-clock,page-faults},
+		/* --count task-clock,task-clock,{task-clock,page-faults},
 		 * task-clock:u after a sampling cpu-clock. */
 		const char *ev[] = { "cpu-clock", "task-clock", "task-clock", "task-clock",
 				     "page-faults", "task-clock:u" };
