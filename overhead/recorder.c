@@ -28,6 +28,7 @@
 #include "record/record.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/parse.h"
 #include "util/xalloc.h"
 
 /*
@@ -109,46 +110,11 @@ void overhead_recorder_recalibrate(void)
 	recalibrate = true;
 }
 
-int overhead_parse_duration(const char *s, u64 *ns)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
-	};
-	char *end;
-	double v;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
-		return -EINVAL;
-	if (!*end) {
-		v *= 1e6;
-	} else {
-		size_t i;
-
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (!strcmp(end, units[i].unit))
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
-			return -EINVAL;
-		v *= units[i].ns;
-	}
-	if (v > 1e18)
-		return -EINVAL;
-	*ns = (u64)llround(v);
-	return 0;
-}
-
 int overhead_recorder_set_interval(const char *arg)
 {
 	u64 ns;
 
-	if (overhead_parse_duration(arg, &ns) || ns < OVERHEAD_INTERVAL_MIN_NS ||
+	if (parse_duration(arg, &ns) || ns < OVERHEAD_INTERVAL_MIN_NS ||
 	    ns > OVERHEAD_INTERVAL_MAX_NS)
 		return -EINVAL;
 	hook.interval_ns = ns;

@@ -52,14 +52,6 @@ void overhead_recorder_recalibrate(void);
 int overhead_recorder_set_interval(const char *arg);
 
 /**
- * overhead_parse_duration - parse a duration: a number (decimals allowed) followed by ns, us,
- * ms, s, m or h; without a unit, milliseconds.
- *
- * Return: 0 with *ns set, or -EINVAL.
- */
-int overhead_parse_duration(const char *s, u64 *ns);
-
-/**
  * overhead_recorder_register - add the overhead hook to the next recording (once; later calls
  * do nothing).
  *

@@ -21,11 +21,11 @@
 #include <unistd.h>
 
 #include "format/perf-data.h"
-#include "overhead/recorder.h"
 #include "record/counters.h"
 #include "record/parse-events.h"
 #include "record/record.h"
 #include "util/log.h"
+#include "util/parse.h"
 #include "util/perf-event.h"
 #include "util/xalloc.h"
 
@@ -151,7 +151,7 @@ int counters_set_interval(const char *arg)
 {
 	u64 ns;
 
-	if (overhead_parse_duration(arg, &ns) || ns < COUNTERS_INTERVAL_MIN_NS ||
+	if (parse_duration(arg, &ns) || ns < COUNTERS_INTERVAL_MIN_NS ||
 	    ns > COUNTERS_INTERVAL_MAX_NS)
 		return -EINVAL;
 	interval_ns = ns;

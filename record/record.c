@@ -47,6 +47,7 @@
 #include "record/writer-thread.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/parse.h"
 #include "util/perf-event.h"
 #include "util/sysinfo.h"
 #include "util/xalloc.h"
@@ -582,21 +583,6 @@ static void usage(FILE *f)
 	      "    -v, --verbose           more messages (repeatable)\n"
 	      "    -h, --help              this help\n",
 	      f);
-}
-
-static int parse_u64(const char *s, u64 *v)
-{
-	char *end;
-	unsigned long long x;
-
-	if (!*s || *s == '-')
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -1;
-	*v = x;
-	return 0;
 }
 
 static const struct {
