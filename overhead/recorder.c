@@ -25,6 +25,7 @@
 #include "record/counters.h"
 #include "overhead/model.h"
 #include "overhead/recorder.h"
+#include "record/hook.h"
 #include "record/record.h"
 #include "util/fs.h"
 #include "util/log.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The record side of the overhead measurement: a hook of prec record (record/record.h) that
+ * The record side of the overhead measurement: a hook of prec record (record/hook.h) that
  * measures, per CPU, what the profiling costs while it records, and writes it into the file as
  * prec:overhead samples (overhead/event.h) every --overhead-interval and at the end, with the
  * facts of the recording in the PD_FEAT_PREC section (overhead/facts.h).

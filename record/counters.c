@@ -23,6 +23,7 @@
 #include "format/perf-data.h"
 #include "record/counters.h"
 #include "record/parse-events.h"
+#include "record/hook.h"
 #include "record/record.h"
 #include "util/log.h"
 #include "util/parse.h"

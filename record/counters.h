@@ -7,7 +7,7 @@
  * event, CPU and thread with cumulative value, time enabled and time running, and a STAT_ROUND
  * (INTERVAL, or FINAL at the end) after each set.
  *
- * A hook of record/record.h:
+ * A hook of the record session (record/hook.h):
  *
  *	declare	read_format TOTAL_TIME_ENABLED|TOTAL_TIME_RUNNING|ID on every event the recorder
  *		opens; one attr per --count event (sample_period 0)

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "record/evlist.h"
-#include "record/record.h"
+#include "record/hook.h"
 #include "record/target.h"
 #include "util/fs.h"
 #include "util/log.h"

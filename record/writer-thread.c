@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "record/record.h"
+#include "record/hook.h"
 #include "record/synthesize.h"
 #include "record/writer-thread.h"
 #include "util/clock.h"

@@ -90,7 +90,7 @@ void wthread_end_time(struct wthread *t, u64 time);
 int wthread_stop(struct wthread *t);
 
 /**
- * wthread_stats - add the writer's figures into stats (the fields record.h marks W).
+ * wthread_stats - add the writer's figures into stats (the fields record/hook.h marks W).
  * @cpu: stats->nr_cpus entries
  */
 void wthread_stats(struct wthread *t, struct record_stats *stats, struct record_cpu_stats *cpu);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "format/perf-data.h"
-#include "record/record.h"
+#include "record/hook.h"
 #include "record/writer-thread.h"
 #include "tests/tap.h"
 
