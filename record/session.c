@@ -1,0 +1,1446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The session engine of prec record: it runs one recording for the command (record.c) and its
+ * hooks (hook.h), and writes perf.data the way perf record 6.1 does, so that perf report and
+ * perf script read it the same way.
+ *
+ * The order of a recording, as perf's: the command parses the options and events; check
+ * permissions; fork
+ * the workload, which waits; open the events and map one ring buffer per CPU; write the file
+ * header; synthesize what existed (kernel maps, THREAD_MAP, CPU_MAP, processes, FINISHED_INIT);
+ * let the workload exec (events enabled on exec) or enable the events; drain until the workload
+ * exits or a signal comes; disable, drain once more, add LOST_SAMPLES; write the features.
+ *
+ * The drain loop runs in the main thread and only copies records out of the rings; a writer
+ * thread (writer-thread.c) does the rest. FINISHED_ROUND follows each pass over all rings that
+ * found data, as in perf: everything read in a later pass was written by the kernel after the
+ * previous pass began, so perf's rule (after round k, no timestamp older than the newest before
+ * round k-1) holds.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "format/perf-data.h"
+#include "overhead/recorder.h"
+#include "record/counters.h"
+#include "record/evlist.h"
+#include "record/parse-events.h"
+#include "record/record.h"
+#include "record/synthesize.h"
+#include "record/target.h"
+#include "record/writer-thread.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/perf-event.h"
+#include "util/sysinfo.h"
+#include "util/xalloc.h"
+
+#define MAX_HOOKS 8
+/* Bytes the writer may fall behind before the drain loop leaves data in the rings. */
+#define QUEUE_LIMIT_MIN (64UL << 20)
+/* Records the recorder emits itself go to the writer in pieces no larger than this. */
+#define EMIT_CHUNK (256 * 1024)
+/* Synthetic sample ids: far above anything the kernel's counter reaches. */
+#define SYNTHETIC_ID_BASE 0x7072656300000000ULL
+
+struct hook_slot {
+	const struct record_hook *hook;
+	void *priv;
+	u64 next_tick;
+};
+
+struct clock_probe {
+	int fd;
+	void *base;
+	size_t len;
+	s64 offset; /* perf clock - CLOCK_MONOTONIC */
+	u64 calibrated_at;
+	bool failed;
+};
+
+struct record {
+	struct record_opts opts;
+	struct record_stats stats;
+	const struct event_list *events; /* the command's -e events */
+	struct evlist evl;
+	struct target target;
+	struct pd_writer *w;
+	struct pd_tracing *tracing;
+	struct buildid_tracker *bt;
+	struct wthread *wt;
+	int notify_fd;
+	struct hook_slot hooks[MAX_HOOKS];
+	int nr_hooks;
+	u64 *synthetic_ids;
+	int *map_cpus;           /* the CPU_MAP a hook asked for (record_set_cpu_map()), or NULL */
+	int nr_map_cpus;
+	/* The writer thread's view of the attrs and ids (it keeps these pointers). */
+	const struct perf_event_attr **w_attrs;
+	u64 *w_ids;
+	int *w_id_attr;
+	struct clock_probe clk;
+	bool declaring;
+	int pages;
+	bool had_old;            /* the output existed (and was moved to .old by the writer) */
+	bool workload_exited;
+	int workload_status;
+};
+
+static const struct record_hook *registered_hooks[MAX_HOOKS];
+static int nr_registered_hooks;
+
+int record_register_hook(const struct record_hook *hook)
+{
+	if (nr_registered_hooks >= MAX_HOOKS)
+		return -ENOSPC;
+	registered_hooks[nr_registered_hooks++] = hook;
+	return 0;
+}
+
+u64 record_monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Signals. They are blocked except inside ppoll(), so none is lost between checks. */
+
+static volatile sig_atomic_t got_signal;     /* SIGINT or SIGTERM: the last one */
+static volatile sig_atomic_t signal_from_user; /* sent by kill(), not by the terminal */
+static volatile sig_atomic_t nr_signals;
+static volatile sig_atomic_t got_sigchld;
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	if (sig == SIGCHLD) {
+		got_sigchld = 1;
+		return;
+	}
+	got_signal = sig;
+	/* The terminal sends its SIGINT to the whole foreground group, workload included. */
+	signal_from_user = si && si->si_code <= 0;
+	nr_signals++;
+}
+
+static void setup_signals(sigset_t *orig)
+{
+	struct sigaction sa;
+	sigset_t block;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	/* A closed pipe (-o - | head) is a write error to report, not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGCHLD);
+	/* Threads created from here on (the writer) inherit the mask: signals come to us. */
+	pthread_sigmask(SIG_BLOCK, &block, orig);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The accessors of record.h. */
+
+const struct record_opts *record_options(const struct record *rec)
+{
+	return &rec->opts;
+}
+
+struct record_stats *record_stats(struct record *rec)
+{
+	return &rec->stats;
+}
+
+void record_stats_snapshot(struct record *rec, struct record_stats *out,
+			   struct record_cpu_stats *cpu)
+{
+	*out = rec->stats;
+	/* Until the end, ru_end is "now". */
+	if (!rec->stats.ru_end.ru_utime.tv_sec && !rec->stats.ru_end.ru_utime.tv_usec &&
+	    !rec->stats.ru_end.ru_stime.tv_sec && !rec->stats.ru_end.ru_stime.tv_usec)
+		getrusage(RUSAGE_SELF, &out->ru_end);
+	if (cpu) {
+		memcpy(cpu, rec->stats.cpu, rec->stats.nr_cpus * sizeof(*cpu));
+		out->cpu = cpu;
+	}
+	if (rec->wt)
+		wthread_stats(rec->wt, out, cpu);
+}
+
+const int *record_cpus(const struct record *rec, int *nr)
+{
+	*nr = rec->target.nr_cpus;
+	return rec->target.cpus;
+}
+
+pid_t record_workload_pid(const struct record *rec)
+{
+	return rec->target.workload_pid;
+}
+
+const struct perf_event_attr *record_tracking_attr(const struct record *rec)
+{
+	for (int i = 0; i < rec->evl.nr; i++)
+		if (!rec->evl.ev[i].synthetic)
+			return &rec->evl.ev[i].attr;
+	return rec->evl.nr ? &rec->evl.ev[0].attr : NULL;
+}
+
+int record_declare_attr(struct record *rec, const struct perf_event_attr *attr, const char *name,
+			u64 *id)
+{
+	int idx, n = 0;
+
+	if (!rec->declaring)
+		return -EBUSY;
+	idx = evlist_add_synthetic(&rec->evl, attr, name);
+	for (int i = 0; i < rec->evl.nr; i++)
+		n += rec->evl.ev[i].synthetic;
+	rec->synthetic_ids = xrealloc(rec->synthetic_ids, n * sizeof(u64));
+	rec->synthetic_ids[n - 1] = SYNTHETIC_ID_BASE + n - 1;
+	*id = rec->synthetic_ids[n - 1];
+	return idx;
+}
+
+const struct perf_event_attr *record_attr(const struct record *rec, int idx)
+{
+	if (idx < 0 || idx >= rec->evl.nr)
+		return NULL;
+	return &rec->evl.ev[idx].attr;
+}
+
+u64 record_event_freq(const struct record *rec, int idx)
+{
+	const struct evsel *ev;
+
+	if (idx < 0 || idx >= rec->evl.nr)
+		return 0;
+	ev = &rec->evl.ev[idx];
+	return ev->attr.freq ? ev->attr.sample_freq : ev->hrtimer_freq;
+}
+
+struct perf_event_attr *record_attr_edit(struct record *rec, int idx)
+{
+	if (idx < 0 || idx >= rec->evl.nr || rec->w)
+		return NULL;
+	return &rec->evl.ev[idx].attr;
+}
+
+int record_set_attr_ids(struct record *rec, int idx, const u64 *ids, u32 nr)
+{
+	struct evsel *ev;
+
+	if (rec->w)
+		return -EBUSY;
+	if (idx < 0 || idx >= rec->evl.nr || !rec->evl.ev[idx].synthetic || !nr)
+		return -EINVAL;
+	/* add_attrs() writes these instead of the synthetic id; evlist_free() frees them. */
+	ev = &rec->evl.ev[idx];
+	free(ev->ids);
+	ev->ids = xmalloc(nr * sizeof(u64));
+	memcpy(ev->ids, ids, nr * sizeof(u64));
+	ev->nr_ids = nr;
+	return 0;
+}
+
+int record_event_fds(const struct record *rec, int idx, const int **fd, const u64 **id)
+{
+	const struct evsel *ev;
+
+	if (idx < 0 || idx >= rec->evl.nr)
+		return -ENOENT;
+	ev = &rec->evl.ev[idx];
+	if (ev->synthetic)
+		return -ENOENT;
+	if (!ev->fd)
+		return 0;
+	*fd = ev->fd;
+	*id = ev->id;
+	return rec->evl.nr_cpus * rec->evl.nr_threads;
+}
+
+int record_set_cpu_map(struct record *rec, const int *cpus, int nr)
+{
+	if (rec->w)
+		return -EBUSY;
+	if (nr <= 0)
+		return -EINVAL;
+	free(rec->map_cpus);
+	rec->map_cpus = xmalloc(nr * sizeof(int));
+	memcpy(rec->map_cpus, cpus, nr * sizeof(int));
+	rec->nr_map_cpus = nr;
+	return 0;
+}
+
+const pid_t *record_threads(const struct record *rec, int *nr)
+{
+	*nr = rec->target.nr_threads;
+	return rec->target.threads;
+}
+
+struct pd_tracing *record_tracing(struct record *rec)
+{
+	if (!rec->tracing && pd_tracing_new(&rec->tracing))
+		rec->tracing = NULL;
+	return rec->tracing;
+}
+
+int record_set_feature(struct record *rec, unsigned bit, const void *payload, size_t len)
+{
+	if (!rec->w)
+		return -EBUSY;
+	return pd_writer_set_feature(rec->w, bit, payload, len);
+}
+
+int record_emit(struct record *rec, const void *records, size_t len)
+{
+	const u8 *p = records;
+	size_t off = 0;
+
+	if (!rec->wt)
+		return -EBUSY;
+	/* Cut on record boundaries into blocks of about EMIT_CHUNK. */
+	while (off < len) {
+		size_t n = 0;
+		struct block *b;
+
+		while (off + n + sizeof(struct pd_record_header) <= len) {
+			const struct pd_record_header *h = (const void *)(p + off + n);
+
+			if (h->size < sizeof(*h) || h->size > len - off - n)
+				return -EINVAL;
+			if (n && n + h->size > EMIT_CHUNK)
+				break;
+			n += h->size;
+		}
+		if (!n)
+			return -EINVAL;
+		b = wthread_block(rec->wt, n, true);
+		if (!b)
+			return -ENOMEM;
+		memcpy(b->data, p + off, n);
+		b->len = n;
+		b->ring = -1;
+		wthread_push(rec->wt, b);
+		off += n;
+	}
+	wthread_kick(rec->wt);
+	return 0;
+}
+
+int record_sync(struct record *rec, u64 timeout_ns)
+{
+	u64 deadline = record_monotonic_ns() + timeout_ns;
+	struct timespec nap = { 0, 20000 };
+
+	if (!rec->wt)
+		return -EBUSY;
+	wthread_kick(rec->wt);
+	/*
+	 * The writer takes a block off the backlog after it has counted and published it, and
+	 * only this thread queues: no backlog means everything queued so far is counted.
+	 */
+	while (wthread_backlog(rec->wt)) {
+		if (record_monotonic_ns() >= deadline)
+			return -ETIMEDOUT;
+		nanosleep(&nap, NULL);
+		if (nap.tv_nsec < 1000000)
+			nap.tv_nsec *= 2;
+	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The sample clock, for records the recorder makes itself (see record_now()). */
+
+static int clock_probe_open(struct clock_probe *c)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = PD_ATTR_SIZE,
+		.config = PERF_COUNT_SW_DUMMY,
+		.comm = 1,
+		.sample_id_all = 1,
+		.sample_type = PERF_SAMPLE_TIME,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	long page = sysconf(_SC_PAGESIZE);
+
+	c->fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (c->fd < 0)
+		return -errno;
+	c->len = 2 * page;
+	c->base = mmap(NULL, c->len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+	if (c->base == MAP_FAILED) {
+		close(c->fd);
+		c->fd = -1;
+		c->base = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Provoke a COMM record on ourselves (setting our own name again) and compare its timestamp,
+ * in perf's clock, with CLOCK_MONOTONIC taken after it: the offset errs on the early side, so
+ * that a time made from it is never later than the kernel's.
+ */
+static int clock_probe_calibrate(struct clock_probe *c)
+{
+	struct perf_event_mmap_page *pc = c->base;
+	unsigned char *data = (unsigned char *)c->base + c->len / 2;
+	u64 mask = c->len / 2 - 1, head, tail, t1, when = 0;
+	char name[17] = "";
+
+	prctl(PR_GET_NAME, name);
+	ioctl(c->fd, PERF_EVENT_IOC_ENABLE, 0);
+	prctl(PR_SET_NAME, name);
+	t1 = record_monotonic_ns();
+	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	tail = pc->data_tail;
+	while (tail + sizeof(struct pd_record_header) <= head) {
+		struct pd_record_header h;
+		u8 rec[64];
+
+		for (size_t i = 0; i < sizeof(h); i++)
+			((u8 *)&h)[i] = data[(tail + i) & mask];
+		if (h.size < sizeof(h) || tail + h.size > head)
+			break;
+		if (h.type == PERF_RECORD_COMM && h.size <= sizeof(rec)) {
+			for (size_t i = 0; i < h.size; i++)
+				rec[i] = data[(tail + i) & mask];
+			memcpy(&when, rec + h.size - 8, 8);
+		}
+		tail += h.size;
+	}
+	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
+	if (!when)
+		return -ENODATA;
+	c->offset = (s64)(when - t1);
+	c->calibrated_at = t1;
+	return 0;
+}
+
+u64 record_now(struct record *rec)
+{
+	struct clock_probe *c = &rec->clk;
+	u64 now;
+
+	if (rec->opts.use_clockid) {
+		struct timespec ts;
+
+		clock_gettime(rec->opts.clockid, &ts);
+		return (u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	}
+	now = record_monotonic_ns();
+	/* Again after a second: the two clocks drift apart slowly. */
+	if (!c->failed && (!c->base || now - c->calibrated_at > 1000000000ULL)) {
+		if ((!c->base && clock_probe_open(c)) || clock_probe_calibrate(c)) {
+			c->failed = !c->calibrated_at;
+			if (c->failed)
+				debug(1, "cannot relate perf's clock to CLOCK_MONOTONIC");
+		}
+		now = record_monotonic_ns();
+	}
+	return (u64)((s64)now + c->offset);
+}
+
+static void clock_probe_close(struct clock_probe *c)
+{
+	if (c->base)
+		munmap(c->base, c->len);
+	if (c->fd > 0)
+		close(c->fd);
+	c->base = NULL;
+	c->fd = -1;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Permissions, checked before anything is opened. */
+
+static bool has_capability(int cap)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long long eff = 0;
+	bool found = false;
+
+	if (!f)
+		return geteuid() == 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "CapEff:", 7)) {
+			eff = strtoull(line + 7, NULL, 16);
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	if (!found)
+		return geteuid() == 0;
+	return cap < 64 && (eff >> cap) & 1;
+}
+
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_PERFMON_BIT 38
+
+/*
+ * As perf: unprivileged and kernel.perf_event_paranoid >= 2 means no kernel samples, so record
+ * user space only and say so; -a and raw tracepoint samples need more and are errors.
+ */
+static int check_permissions(struct record *rec)
+{
+	int paranoid = 2;
+	bool privileged = has_capability(CAP_SYS_ADMIN_BIT) || has_capability(CAP_PERFMON_BIT);
+
+	read_sysctl_int("/proc/sys/kernel/perf_event_paranoid", &paranoid);
+	debug(1, "perf_event_paranoid %d, %sprivileged", paranoid, privileged ? "" : "not ");
+	if (privileged)
+		return 0;
+	if (rec->target.system_wide && paranoid > 0)
+		return error("recording %s needs kernel.perf_event_paranoid <= 0 (it is %d) or "
+			     "CAP_PERFMON",
+			     rec->opts.cpu_list ? "CPUs (-C)" : "all CPUs (-a)", paranoid);
+	if (evlist_has_tracepoint(&rec->evl) && paranoid > -1)
+		return error("tracepoint samples need kernel.perf_event_paranoid = -1 (it is %d) or "
+			     "CAP_PERFMON",
+			     paranoid);
+	if (paranoid >= 2 && !evlist_all_exclude_kernel(&rec->evl)) {
+		evlist_exclude_kernel(&rec->evl);
+		note("kernel.perf_event_paranoid is %d: recording user space only", paranoid);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Side-band for what existed before the recording. */
+
+static void read_comm(pid_t pid, char comm[16])
+{
+	char path[64];
+	FILE *f;
+
+	memset(comm, 0, 16);
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(comm, 16, f))
+		comm[strcspn(comm, "\n")] = 0;
+	fclose(f);
+}
+
+static int synthesize(struct record *rec, const struct pd_buf *kmaps)
+{
+	const struct perf_event_attr *attr = record_tracking_attr(rec);
+	struct target *t = &rec->target;
+	struct pd_buf out = PD_BUF_INIT;
+	struct pd_thread_map_entry *tm;
+	int nr_tm, err = 0;
+
+	/* perf's order: kernel maps, THREAD_MAP, CPU_MAP, processes, FINISHED_INIT. */
+	if (kmaps->len)
+		pd_buf_append(&out, kmaps->data, kmaps->len);
+
+	if (t->workload_target) {
+		const char *base = strrchr(rec->opts.argv[0], '/');
+
+		nr_tm = 1;
+		tm = xcalloc(1, sizeof(*tm));
+		tm[0].pid = (u64)t->workload_pid;
+		strncpy(tm[0].comm, base ? base + 1 : rec->opts.argv[0], 15);
+	} else {
+		nr_tm = t->nr_threads;
+		tm = xcalloc(nr_tm, sizeof(*tm));
+		for (int i = 0; i < nr_tm; i++) {
+			tm[i].pid = (u64)(s64)t->threads[i];
+			if (t->threads[i] > 0)
+				read_comm(t->threads[i], tm[i].comm);
+		}
+	}
+	pd_encode_thread_map(&out, (u64)nr_tm, tm);
+	free(tm);
+	if (rec->map_cpus)
+		pd_encode_cpu_map(&out, (u32)rec->nr_map_cpus, rec->map_cpus);
+	else
+		pd_encode_cpu_map(&out, (u32)t->nr_cpus, t->cpus);
+
+	if (t->system_wide) {
+		err = synthesize_all_processes(attr, rec->opts.sample_addr, &out);
+	} else if (t->task) {
+		for (int i = 0; i < t->nr_pids && !err; i++) {
+			err = synthesize_process(attr, t->pids[i], rec->opts.sample_addr, &out);
+			if (err == -ESRCH) {
+				warning("process %d is gone", t->pids[i]);
+				err = 0;
+			}
+		}
+		if (rec->opts.tid_list) {
+			for (int i = 0; i < t->nr_threads && !err; i++) {
+				bool of_pid = false;
+
+				for (int j = 0; j < t->nr_pids; j++) {
+					char path[64];
+
+					snprintf(path, sizeof(path), "/proc/%d/task/%d", t->pids[j],
+						 t->threads[i]);
+					of_pid |= !access(path, F_OK);
+				}
+				if (of_pid)
+					continue;
+				err = synthesize_thread(attr, t->threads[i], rec->opts.sample_addr,
+							&out);
+				if (err == -ESRCH)
+					err = 0;
+			}
+		}
+	}
+	if (err) {
+		pd_buf_release(&out);
+		return error("cannot read the existing processes: %s", strerror(-err));
+	}
+	pd_encode_finished_init(&out);
+	if (out.err) {
+		pd_buf_release(&out);
+		return error("out of memory");
+	}
+	err = record_emit(rec, out.data, out.len);
+	pd_buf_release(&out);
+	return err ? error("cannot queue the synthesized records: %s", strerror(-err)) : 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The drain loop. */
+
+/*
+ * One pass over all rings; FINISHED_ROUND after it when it found data. Unless force (the last
+ * passes), a ring is left as it is while the writer is too far behind; such a pass ends without
+ * FINISHED_ROUND, since the data left behind is older than what the pass took from the other
+ * rings (it goes out, in order, before the next round ends).
+ */
+static bool drain_pass(struct record *rec, bool force)
+{
+	struct evlist *evl = &rec->evl;
+	struct block *last = NULL;
+	bool complete = true;
+
+	for (int i = 0; i < evl->nr_cpus; i++) {
+		struct ring *r = &evl->rings[i];
+		struct block *b;
+		u64 head, len;
+
+		if (!r->base)
+			continue;
+		head = ring_head(r);
+		if (head == r->tail)
+			continue;
+		len = head - r->tail;
+		if (len > rec->stats.max_ring_fill)
+			rec->stats.max_ring_fill = len;
+		b = wthread_block(rec->wt, len, force);
+		if (!b) {
+			/* The writer is far behind: leave it; the kernel counts what it drops. */
+			rec->stats.dropped_passes++;
+			complete = false;
+			continue;
+		}
+		ring_copy(r, head, b->data);
+		ring_consume(r, head);
+		b->len = len;
+		b->ring = i;
+		rec->stats.cpu[i].bytes += len;
+		rec->stats.cpu[i].wakeups++;
+		if (last)
+			wthread_push(rec->wt, last);
+		last = b;
+	}
+	if (!last)
+		return false;
+	if (complete) {
+		struct pd_record_header round = { PD_RECORD_FINISHED_ROUND, 0, sizeof(round) };
+
+		/* A full ring fills its block (both powers of two): the round gets one of its own. */
+		if (last->cap - last->len < sizeof(round)) {
+			struct block *b = wthread_block(rec->wt, sizeof(round), true);
+
+			if (b) {
+				wthread_push(rec->wt, last);
+				last = b;
+			}
+		}
+		if (last->cap - last->len >= sizeof(round)) {
+			memcpy(last->data + last->len, &round, sizeof(round));
+			last->len += sizeof(round);
+		}
+	}
+	wthread_push(rec->wt, last);
+	wthread_kick(rec->wt);
+	rec->stats.passes++;
+	if (wthread_backlog(rec->wt) > rec->stats.queue_max_bytes)
+		rec->stats.queue_max_bytes = wthread_backlog(rec->wt);
+	return true;
+}
+
+static void reap_workload(struct record *rec, bool block)
+{
+	int status;
+	pid_t p;
+
+	if (rec->target.workload_pid <= 0 || rec->workload_exited)
+		return;
+	do
+		p = waitpid(rec->target.workload_pid, &status, block ? 0 : WNOHANG);
+	while (p < 0 && errno == EINTR);
+	if (p == rec->target.workload_pid) {
+		rec->workload_exited = true;
+		rec->workload_status = status;
+	}
+}
+
+static int run_hooks_tick(struct record *rec, u64 now_mono)
+{
+	for (int i = 0; i < rec->nr_hooks; i++) {
+		struct hook_slot *h = &rec->hooks[i];
+
+		if (!h->hook->tick || !h->hook->interval_ns || now_mono < h->next_tick)
+			continue;
+		h->next_tick = now_mono + h->hook->interval_ns;
+		if (h->hook->tick(rec, h->priv, record_now(rec)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static struct timespec *poll_timeout(struct record *rec, struct timespec *ts, u64 deadline)
+{
+	u64 now = record_monotonic_ns(), next = deadline ? deadline : UINT64_MAX;
+
+	for (int i = 0; i < rec->nr_hooks; i++) {
+		const struct hook_slot *h = &rec->hooks[i];
+
+		if (h->hook->tick && h->hook->interval_ns && h->next_tick < next)
+			next = h->next_tick;
+	}
+	if (next == UINT64_MAX)
+		return NULL;
+	next = next > now ? next - now : 0;
+	ts->tv_sec = (time_t)(next / 1000000000ULL);
+	ts->tv_nsec = (long)(next % 1000000000ULL);
+	return ts;
+}
+
+/*
+ * Wait and drain until the workload exits, a signal comes (no workload), every task of -p/-t is
+ * gone, or writing fails. Return 0, or -1 after a write error (already reported by the caller).
+ */
+static int drain_loop(struct record *rec, const sigset_t *orig_mask)
+{
+	struct evlist *evl = &rec->evl;
+	int nr = evl->nr_pfd + 1, live = evl->nr_pfd;
+	struct pollfd *pfd = xcalloc(nr, sizeof(*pfd));
+	bool has_workload = rec->target.workload_pid > 0;
+	int forwarded = 0, ret = 0;
+	u64 term_at = 0;
+
+	memcpy(pfd, evl->pfd, evl->nr_pfd * sizeof(*pfd));
+	pfd[nr - 1].fd = rec->notify_fd;
+	pfd[nr - 1].events = POLLIN;
+
+	for (int i = 0; i < rec->nr_hooks; i++)
+		rec->hooks[i].next_tick = record_monotonic_ns() + rec->hooks[i].hook->interval_ns;
+
+	for (;;) {
+		struct timespec ts, *tsp;
+		int n;
+
+		drain_pass(rec, false);
+		if (wthread_error(rec->wt)) {
+			ret = -1;
+			break;
+		}
+		if (got_sigchld) {
+			got_sigchld = 0;
+			reap_workload(rec, false);
+			if (rec->workload_exited)
+				break;
+		}
+		if (got_signal) {
+			if (!has_workload || rec->workload_exited)
+				break;
+			/*
+			 * As perf: the workload gets SIGTERM (it may ignore SIGINT, as background
+			 * jobs do) and we drain until it exits. The terminal's Ctrl-C reached it
+			 * already, so give it a second to finish first; a second signal kills it.
+			 */
+			if (nr_signals > forwarded) {
+				if (forwarded)
+					kill(rec->target.workload_pid, SIGKILL);
+				else if (signal_from_user)
+					kill(rec->target.workload_pid, SIGTERM);
+				else
+					term_at = record_monotonic_ns() + 1000000000ULL;
+				forwarded = nr_signals;
+			}
+			if (term_at && record_monotonic_ns() >= term_at) {
+				kill(rec->target.workload_pid, SIGTERM);
+				term_at = 0;
+			}
+		}
+		if (live == 0 && rec->target.task && !has_workload)
+			break;
+		if (run_hooks_tick(rec, record_monotonic_ns()) < 0) {
+			ret = -2;
+			break;
+		}
+		tsp = poll_timeout(rec, &ts, term_at);
+		n = ppoll(pfd, nr, tsp, orig_mask);
+		/* As perf counts "Woken up": every return but the timeouts of the hooks' ticks. */
+		if (n != 0)
+			rec->stats.wakeups++;
+		if (n <= 0)
+			continue;
+		for (int i = 0; i < nr - 1; i++) {
+			if (pfd[i].fd >= 0 && pfd[i].revents & (POLLHUP | POLLERR)) {
+				/* Its task exited: nothing more will come from this fd. */
+				pfd[i].fd = -1;
+				evl->nr_hup++;
+				live--;
+			}
+		}
+	}
+	free(pfd);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The end of a recording. */
+
+struct lost_ctx {
+	struct record *rec;
+	struct pd_buf out;
+};
+
+static void add_lost(void *arg, const struct evsel *ev, int cpu_idx, int thread_idx, u64 id,
+		     u64 lost)
+{
+	struct lost_ctx *lc = arg;
+	struct record *rec = lc->rec;
+	struct pd_sample s;
+
+	memset(&s, 0, sizeof(s));
+	s.sample_type = ev->attr.sample_type;
+	s.id = id;
+	s.pid = s.tid = (u32)rec->target.threads[thread_idx];
+	s.cpu = (u32)rec->target.cpus[cpu_idx];
+	pd_encode_lost_samples(&lc->out, &ev->attr, lost, &s);
+	rec->stats.lost_samples += lost;
+	rec->stats.cpu[cpu_idx].lost_samples += lost;
+}
+
+/* The workload's status as a shell reports it: the exit code, or 128 + the signal. */
+static int workload_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+/*
+ * The file could not be finished: remove it and put the previous one back where the writer had
+ * moved it (pd_writer_close() leaves a failed file as it is).
+ */
+static void remove_failed_output(struct record *rec, const char *path)
+{
+	char *old;
+
+	if (rec->opts.pipe)
+		return;
+	unlink(path);
+	if (rec->had_old) {
+		old = xasprintf("%s.old", path);
+		rename(old, path);
+		free(old);
+	}
+}
+
+static void cleanup(struct record *rec)
+{
+	if (rec->wt) {
+		wthread_free(rec->wt);
+		rec->wt = NULL;
+	}
+	if (rec->notify_fd >= 0)
+		close(rec->notify_fd);
+	evlist_free(&rec->evl);
+	target_free(&rec->target);
+	if (rec->tracing)
+		pd_tracing_free(rec->tracing);
+	if (rec->bt)
+		buildid_tracker_free(rec->bt);
+	clock_probe_close(&rec->clk);
+	free(rec->stats.cpu);
+	free(rec->synthetic_ids);
+	free(rec->map_cpus);
+	free(rec->w_attrs);
+	free(rec->w_ids);
+	free(rec->w_id_attr);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static int cmp_id(const void *a, const void *b)
+{
+	const u64 *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+static int start_writer(struct record *rec)
+{
+	struct evlist *evl = &rec->evl;
+	struct wthread_config cfg;
+	const struct perf_event_attr **attrs = xcalloc(evl->nr, sizeof(*attrs));
+	struct { u64 id; int idx; } *pairs;
+	u64 *ids;
+	int *id_attr, n = 0, total = 0, syn = 0, err;
+	size_t ring_bytes = 0;
+
+	for (int i = 0; i < evl->nr; i++)
+		total += evl->ev[i].synthetic ? 1 : (int)evl->ev[i].nr_ids;
+	pairs = xcalloc(total + 1, sizeof(*pairs));
+	for (int i = 0; i < evl->nr; i++) {
+		const struct evsel *ev = &evl->ev[i];
+
+		attrs[i] = &ev->attr;
+		if (ev->synthetic) {
+			pairs[n].id = rec->synthetic_ids[syn++];
+			pairs[n++].idx = i;
+			continue;
+		}
+		for (u32 k = 0; k < ev->nr_ids; k++) {
+			pairs[n].id = ev->ids[k];
+			pairs[n++].idx = i;
+		}
+	}
+	qsort(pairs, n, sizeof(*pairs), cmp_id);
+	ids = xcalloc(n + 1, sizeof(u64));
+	id_attr = xcalloc(n + 1, sizeof(int));
+	for (int i = 0; i < n; i++) {
+		ids[i] = pairs[i].id;
+		id_attr[i] = pairs[i].idx;
+	}
+	free(pairs);
+	for (int i = 0; i < evl->nr_cpus; i++)
+		ring_bytes += evl->rings[i].map_len;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.w = rec->w;
+	cfg.bt = rec->bt;
+	/* The first attr is the tracking one: every record's layout as far as the writer looks. */
+	{
+		int first = 0;
+
+		while (first < evl->nr && evl->ev[first].synthetic)
+			first++;
+		if (first && first < evl->nr) {
+			const struct perf_event_attr *tmp = attrs[0];
+
+			attrs[0] = attrs[first];
+			attrs[first] = tmp;
+			for (int i = 0; i < n; i++) {
+				if (id_attr[i] == 0)
+					id_attr[i] = first;
+				else if (id_attr[i] == first)
+					id_attr[i] = 0;
+			}
+		}
+	}
+	cfg.attrs = attrs;
+	cfg.nr_attrs = evl->nr;
+	cfg.ids = ids;
+	cfg.id_attr = id_attr;
+	cfg.nr_ids = n;
+	cfg.nr_rings = evl->nr_cpus;
+	cfg.queue_limit = ring_bytes * 8 > QUEUE_LIMIT_MIN ? ring_bytes * 8 : QUEUE_LIMIT_MIN;
+	cfg.notify_fd = rec->notify_fd;
+	rec->w_attrs = attrs;
+	rec->w_ids = ids;
+	rec->w_id_attr = id_attr;
+	err = wthread_start(&rec->wt, &cfg);
+	if (err)
+		return error("cannot start the writer thread: %s", strerror(-err));
+	return 0;
+}
+
+static int set_file_features(struct record *rec)
+{
+	struct record_opts *o = &rec->opts;
+	struct pd_buf b = PD_BUF_INIT;
+	const char **argv = xcalloc(o->orig_argc + 2, sizeof(char *));
+	int err;
+
+	argv[0] = program_invocation_name;
+	for (int i = 0; i < o->orig_argc; i++)
+		argv[i + 1] = o->orig_argv[i];
+	err = sysinfo_set_features(rec->w, o->orig_argc + 1, argv);
+	free(argv);
+	if (err)
+		return error("cannot write the system features: %s", strerror(-err));
+
+	if (o->use_clockid) {
+		struct timespec res, tod, ck;
+
+		clock_getres(o->clockid, &res);
+		pd_feat_clockid(&b, (u64)res.tv_sec * 1000000000ULL + res.tv_nsec);
+		err = pd_writer_set_feature(rec->w, PD_FEAT_CLOCKID, b.data, b.len);
+		pd_buf_reset(&b);
+		clock_gettime(CLOCK_REALTIME, &tod);
+		clock_gettime(o->clockid, &ck);
+		pd_feat_clock_data(&b, (u32)o->clockid,
+				   (u64)tod.tv_sec * 1000000000ULL + tod.tv_nsec,
+				   (u64)ck.tv_sec * 1000000000ULL + ck.tv_nsec);
+		if (!err)
+			err = pd_writer_set_feature(rec->w, PD_FEAT_CLOCK_DATA, b.data, b.len);
+		pd_buf_reset(&b);
+		if (err)
+			return error("cannot set the clock features: %s", strerror(-err));
+	}
+
+	if (evlist_has_tracepoint(&rec->evl)) {
+		if (!record_tracing(rec))
+			return error("out of memory");
+		for (int i = 0; i < rec->evl.nr; i++) {
+			struct evsel *ev = &rec->evl.ev[i];
+			u64 id = 0;
+
+			if (ev->synthetic || ev->attr.type != PERF_TYPE_TRACEPOINT || !ev->spec)
+				continue;
+			err = pd_tracing_add_tracefs_event(rec->tracing, ev->spec->tp_system,
+							   ev->spec->tp_event, &id);
+			if (err)
+				return error("cannot read the format of %s from tracefs: %s",
+					     ev->name, strerror(-err));
+			if (id != ev->attr.config)
+				return error("tracepoint %s changed its id while starting (%llu, "
+					     "now %llu)",
+					     ev->name, (unsigned long long)ev->attr.config,
+					     (unsigned long long)id);
+		}
+	}
+	pd_buf_release(&b);
+	return 0;
+}
+
+static int add_attrs(struct record *rec)
+{
+	struct evlist *evl = &rec->evl;
+	int syn = 0, err;
+
+	for (int i = 0; i < evl->nr; i++) {
+		struct evsel *ev = &evl->ev[i];
+
+		/* A hook's attr has its synthetic id, or the ids record_set_attr_ids() gave it. */
+		if (ev->synthetic && !ev->nr_ids)
+			err = pd_writer_add_attr(rec->w, &ev->attr, ev->name,
+						 &rec->synthetic_ids[syn], 1);
+		else
+			err = pd_writer_add_attr(rec->w, &ev->attr, ev->name, ev->ids,
+						 ev->nr_ids);
+		syn += ev->synthetic;
+		if (err < 0)
+			return error("cannot add event %s: %s", ev->name, strerror(-err));
+	}
+	for (int i = 0; i < evl->nr; i++) {
+		struct evsel *ev = &evl->ev[i];
+
+		if (ev->leader == i && ev->group_size > 1) {
+			err = pd_writer_add_group(rec->w, ev->spec ? ev->spec->group_name : NULL,
+						  (u32)i, (u32)ev->group_size);
+			if (err)
+				return error("cannot add a group: %s", strerror(-err));
+		}
+	}
+	return 0;
+}
+
+/* perf lowers a frequency above the kernel's limit, and says so. */
+static void cap_frequency(struct record *rec)
+{
+	u64 max = 0;
+
+	read_sysctl_u64("/proc/sys/kernel/perf_event_max_sample_rate", &max);
+	rec->stats.max_sample_rate_before = max;
+	rec->stats.freq_requested = rec->opts.period_set ? 0 : rec->opts.freq;
+	if (!max || rec->opts.period_set || rec->opts.freq <= max)
+		return;
+	warning("-F %llu is above the kernel's limit (kernel.perf_event_max_sample_rate = %llu): "
+		"sampling at %llu Hz",
+		(unsigned long long)rec->opts.freq, (unsigned long long)max,
+		(unsigned long long)max);
+	rec->opts.freq = max;
+}
+
+/* Events, target, permissions, the workload (waiting), the events opened and mapped. */
+static int record_prepare(struct record *rec, struct pd_buf *kmaps)
+{
+	struct record_opts *o = &rec->opts;
+	int err;
+
+	if (rec->events->nr)
+		evlist_add_events(&rec->evl, rec->events);
+	else
+		evlist_add_default(&rec->evl);
+
+	if (target_init(&rec->target, o->system_wide, o->cpu_list, o->pid_list, o->tid_list))
+		return -1;
+	rec->target.workload_target = o->argc && !rec->target.system_wide && !rec->target.task;
+
+	/* Hooks declare their attrs first: the number of attrs decides PERF_SAMPLE_IDENTIFIER. */
+	rec->declaring = true;
+	for (int i = 0; i < nr_registered_hooks; i++) {
+		struct hook_slot *h = &rec->hooks[rec->nr_hooks++];
+
+		h->hook = registered_hooks[i];
+		if (h->hook->declare && h->hook->declare(rec, &h->priv) < 0)
+			return -1;
+	}
+	rec->declaring = false;
+
+	cap_frequency(rec);
+	if (!o->mmap_pages)
+		o->mmap_pages = evlist_default_mmap_pages();
+	evlist_config(&rec->evl, o, &rec->target);
+	if (check_permissions(rec))
+		return -1;
+
+	/*
+	 * The kernel map, so that perf never warns about restricted kernel maps: without it (kptr
+	 * restricted) kernel samples could not be resolved, so record user space only.
+	 */
+	if (!evlist_all_exclude_kernel(&rec->evl)) {
+		err = synthesize_kernel_maps(record_tracking_attr(rec), kmaps);
+		if (err) {
+			pd_buf_reset(kmaps);
+			if (!evlist_has_tracepoint(&rec->evl)) {
+				evlist_exclude_kernel(&rec->evl);
+				note("kernel addresses are hidden (%s): recording user space only",
+				     err == -EACCES ? "kernel.kptr_restrict" : strerror(-err));
+			} else {
+				warning("cannot synthesize the kernel map: %s", strerror(-err));
+			}
+		}
+	}
+
+	if (o->argc && target_workload_prepare(&rec->target, o->argv, o->pipe))
+		return -1;
+	if (rec->target.workload_target)
+		rec->target.threads[0] = rec->target.workload_pid;
+	if (evlist_open(&rec->evl, &rec->target) ||
+	    evlist_mmap(&rec->evl, &rec->target, o->mmap_pages))
+		return -1;
+
+	rec->stats.nr_cpus = rec->target.nr_cpus;
+	rec->stats.cpu = xcalloc(rec->target.nr_cpus, sizeof(*rec->stats.cpu));
+	for (int i = 0; i < rec->target.nr_cpus; i++)
+		rec->stats.cpu[i].cpu = rec->target.cpus[i];
+	for (int i = 0; i < rec->nr_hooks; i++) {
+		struct hook_slot *h = &rec->hooks[i];
+
+		if (h->hook->open && h->hook->open(rec, h->priv) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The output: created only now that everything that could fail early has been tried. Attrs,
+ * features known at the start, the header; then the writer thread and the synthesized records.
+ * On failure the caller aborts the file.
+ */
+static int record_open_output(struct record *rec, const struct pd_buf *kmaps)
+{
+	struct record_opts *o = &rec->opts;
+	struct stat st;
+	int err;
+
+	rec->had_old = !o->pipe && !stat(o->output, &st) && S_ISREG(st.st_mode) && st.st_size > 0;
+	err = pd_writer_open(&rec->w, o->output, o->pipe ? PD_WRITER_PIPE : 0);
+	if (err) {
+		rec->w = NULL;
+		return error("cannot create '%s': %s", o->output, strerror(-err));
+	}
+	if (add_attrs(rec) || set_file_features(rec))
+		return -1;
+	if (o->comp_level) {
+		long page = sysconf(_SC_PAGESIZE);
+		u32 len = (u32)((o->mmap_pages + 1) * page);
+
+		/* perf's comp_mmap_len is its mmap length; the writer needs at least 128 KiB. */
+		err = pd_writer_set_compression(rec->w, o->comp_level, len < (129 << 12) ? 0 : len);
+		if (err)
+			return error("-z: %s", strerror(-err));
+	}
+	/* As perf: -z means no build-ids. */
+	if (!o->no_buildid && !o->comp_level) {
+		rec->bt = buildid_tracker_new();
+		if (!rec->bt)
+			warning("cannot collect build-ids: out of memory");
+	}
+	for (int i = 0; i < rec->nr_hooks; i++) {
+		struct hook_slot *h = &rec->hooks[i];
+
+		if (h->hook->prepare && h->hook->prepare(rec, h->priv) < 0)
+			return -1;
+	}
+	if (rec->tracing) {
+		struct pd_buf tb = PD_BUF_INIT;
+
+		err = pd_tracing_encode(rec->tracing, &tb);
+		if (!err)
+			err = pd_writer_set_feature(rec->w, PD_FEAT_TRACING_DATA, tb.data, tb.len);
+		pd_buf_release(&tb);
+		if (err)
+			return error("cannot write the tracing data: %s", strerror(-err));
+	}
+
+	err = pd_writer_begin(rec->w);
+	if (err)
+		return error("cannot write '%s': %s", o->output, strerror(-err));
+	rec->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (start_writer(rec))
+		return -1;
+	return synthesize(rec, kmaps);
+}
+
+/*
+ * Hooks start, then the events: enabled now, or on exec of the workload, which is let go.
+ * Return: 0, -1 after an error, or the exit status when the workload could not be executed.
+ */
+static int record_start(struct record *rec)
+{
+	struct record_opts *o = &rec->opts;
+
+	for (int i = 0; i < rec->nr_hooks; i++) {
+		struct hook_slot *h = &rec->hooks[i];
+
+		if (h->hook->start && h->hook->start(rec, h->priv) < 0)
+			return -1;
+	}
+	read_sysctl_u64("/proc/sys/kernel/perf_event_max_sample_rate",
+			&rec->stats.max_sample_rate_before);
+	rec->stats.start_ns = record_monotonic_ns();
+	if (!rec->target.workload_target)
+		evlist_enable(&rec->evl);
+	if (o->argc) {
+		int err = target_workload_start(&rec->target);
+
+		if (err) {
+			error("cannot run '%s': %s", o->argv[0], strerror(err));
+			reap_workload(rec, true);
+			return err == ENOENT || err == ENOTDIR ? 127 : 126;
+		}
+	}
+	return 0;
+}
+
+/*
+ * After the drain loop: the workload ended, the events disabled, the rings drained for the last
+ * time, LOST_SAMPLES added, hooks stopped, the writer stopped, the last features set and the
+ * file closed. err is the drain loop's result. Return 0, or -1 after a message (the caller
+ * aborts the file while rec->w is set).
+ */
+static int record_finish(struct record *rec, int err)
+{
+	const char *path = rec->opts.output;
+	struct pd_buf b = PD_BUF_INIT;
+	int werr, n;
+
+	/* A workload still running (a write error) is ended as perf ends it. */
+	if (rec->target.workload_pid > 0 && !rec->workload_exited) {
+		if (err)
+			kill(rec->target.workload_pid, SIGTERM);
+		reap_workload(rec, true);
+	}
+	evlist_disable(&rec->evl);
+	rec->stats.end_ns = record_monotonic_ns();
+	/* Before the stop hooks, which put it in the facts (overhead/facts.h). */
+	read_sysctl_u64("/proc/sys/kernel/perf_event_max_sample_rate",
+			&rec->stats.max_sample_rate_after);
+	if (!err) {
+		struct lost_ctx lc = { rec, PD_BUF_INIT };
+
+		while (drain_pass(rec, true))
+			;
+		evlist_read_lost(&rec->evl, &rec->target, add_lost, &lc);
+		if (lc.out.len)
+			record_emit(rec, lc.out.data, lc.out.len);
+		pd_buf_release(&lc.out);
+		/*
+		 * Everything the kernel wrote is queued: the writer closes the throttles still in
+		 * force at this time, before the stop hooks take their last snapshot.
+		 */
+		wthread_end_time(rec->wt, record_now(rec));
+		for (int i = 0; i < rec->nr_hooks; i++) {
+			struct hook_slot *h = &rec->hooks[i];
+
+			if (h->hook->stop && h->hook->stop(rec, h->priv) < 0)
+				err = -2;
+		}
+	}
+
+	wthread_end_time(rec->wt, record_now(rec)); /* after an error: the first call */
+	werr = wthread_stop(rec->wt);
+	wthread_stats(rec->wt, &rec->stats, rec->stats.cpu);
+	if (werr)
+		return error("cannot write '%s': %s", path, strerror(-werr));
+	if (err)
+		return -1;
+
+	/* The features known only at the end. */
+	if (rec->stats.samples) {
+		pd_feat_sample_time(&b, rec->stats.first_time, rec->stats.last_time);
+		pd_writer_set_feature(rec->w, PD_FEAT_SAMPLE_TIME, b.data, b.len);
+		pd_buf_reset(&b);
+	}
+	if (rec->bt) {
+		n = buildid_feature(rec->bt, &b);
+		if (n > 0)
+			pd_writer_set_feature(rec->w, PD_FEAT_BUILD_ID, b.data, b.len);
+		else if (n < 0)
+			debug(1, "no build-ids: %s", strerror(-n));
+	}
+	pd_buf_release(&b);
+	err = pd_writer_flush(rec->w);
+	if (err)
+		return error("cannot write '%s': %s", path, strerror(-err));
+	err = pd_writer_close(rec->w);
+	rec->w = NULL;
+	if (err) {
+		/* Closed but incomplete: remove it ourselves and put the earlier file back. */
+		remove_failed_output(rec, path);
+		return error("cannot write '%s': %s", path, strerror(-err));
+	}
+	getrusage(RUSAGE_SELF, &rec->stats.ru_end);
+	return 0;
+}
+
+static void run_hooks_finish(struct record *rec)
+{
+	for (int i = 0; i < rec->nr_hooks; i++)
+		if (rec->hooks[i].hook->finish)
+			rec->hooks[i].hook->finish(rec, rec->hooks[i].priv);
+	rec->nr_hooks = 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The session as the command sees it (record.h). */
+
+struct record *record_new(void)
+{
+	struct record *rec = xcalloc(1, sizeof(*rec));
+
+	rec->notify_fd = -1;
+	rec->clk.fd = -1;
+	rec->target.workload_pid = -1;
+	rec->target.go_fd = rec->target.err_fd = -1;
+	getrusage(RUSAGE_SELF, &rec->stats.ru_start);
+	return rec;
+}
+
+int record_run(struct record *rec, const struct record_opts *opts,
+	       const struct event_list *events)
+{
+	struct pd_buf kmaps = PD_BUF_INIT;
+	sigset_t orig_mask;
+	int ret = -1, err;
+
+	rec->opts = *opts;
+	rec->events = events;
+	/*
+	 * From here, SIGINT and SIGTERM wait for the drain loop, which stops cleanly: nothing is
+	 * left half-made. As in perf, the workload starts with the default dispositions.
+	 */
+	setup_signals(&orig_mask);
+	if (overhead_recorder_register())
+		warning("cannot measure the overhead: too many hooks");
+	if (counters_register())
+		warning("cannot read the counters: too many hooks");
+	if (record_prepare(rec, &kmaps))
+		goto out;
+	if (record_open_output(rec, &kmaps))
+		goto out_abort;
+	pd_buf_release(&kmaps);
+	err = record_start(rec);
+	if (err) {
+		if (err > 0)
+			ret = err;
+		goto out_abort;
+	}
+
+	err = drain_loop(rec, &orig_mask);
+	if (record_finish(rec, err))
+		goto out_abort;
+
+	run_hooks_finish(rec);
+	return 0;
+
+out_abort:
+	if (rec->wt)
+		wthread_stop(rec->wt);
+	if (rec->w) {
+		pd_writer_abort(rec->w);
+		rec->w = NULL;
+	}
+out:
+	if (rec->target.workload_pid > 0 && !rec->workload_exited)
+		target_workload_kill(&rec->target);
+	run_hooks_finish(rec);
+	pd_buf_release(&kmaps);
+	return ret;
+}
+
+int record_exit_status(const struct record *rec)
+{
+	if (rec->target.workload_pid > 0 && rec->workload_exited)
+		return workload_exit_code(rec->workload_status);
+	if (got_signal)
+		return 128 + got_signal;
+	return 0;
+}
+
+void record_free(struct record *rec)
+{
+	if (!rec)
+		return;
+	cleanup(rec);
+	free(rec);
+}
