@@ -26,10 +26,8 @@
 #include "overhead/model.h"
 #include "overhead/recorder.h"
 #include "record/hook.h"
-#include "record/record.h"
 #include "util/fs.h"
 #include "util/log.h"
-#include "util/parse.h"
 #include "util/xalloc.h"
 
 /*
@@ -54,6 +52,8 @@ struct ovr_cpu {
 struct ovr {
 	enum overhead_source want;
 	bool off;                   /* --overhead-source=none: nothing collected or calibrated */
+	bool recalibrate;           /* --recalibrate: the cache is not read */
+	u64 interval_ns;            /* --overhead-interval */
 	struct overhead_collector *c;
 	char coll_why[640];         /* why the kernel-side costs are not measured; "" when they are */
 	int idx;                    /* prec:overhead's attr index */
@@ -77,9 +77,6 @@ struct ovr {
 	struct pd_buf out, raw;
 };
 
-static enum overhead_source want_source = OVERHEAD_SOURCE_AUTO;
-static bool recalibrate;
-
 static int ovr_declare(struct record *rec, void **priv);
 static int ovr_prepare(struct record *rec, void *priv);
 static int ovr_start(struct record *rec, void *priv);
@@ -87,9 +84,8 @@ static int ovr_tick(struct record *rec, void *priv, u64 now);
 static int ovr_stop(struct record *rec, void *priv);
 static void ovr_finish(struct record *rec, void *priv);
 
-static struct record_hook hook = {
+const struct record_hook overhead_hook = {
 	.name = "overhead",
-	.interval_ns = OVERHEAD_INTERVAL_DEFAULT_NS,
 	.declare = ovr_declare,
 	.prepare = ovr_prepare,
 	.start = ovr_start,
@@ -97,43 +93,6 @@ static struct record_hook hook = {
 	.stop = ovr_stop,
 	.finish = ovr_finish,
 };
-
-/* ---------------------------------------------------------------------------------------- */
-/* Options */
-
-int overhead_recorder_set_source(const char *arg)
-{
-	return overhead_source_parse(arg, &want_source);
-}
-
-void overhead_recorder_recalibrate(void)
-{
-	recalibrate = true;
-}
-
-int overhead_recorder_set_interval(const char *arg)
-{
-	u64 ns;
-
-	if (parse_duration(arg, &ns) || ns < OVERHEAD_INTERVAL_MIN_NS ||
-	    ns > OVERHEAD_INTERVAL_MAX_NS)
-		return -EINVAL;
-	hook.interval_ns = ns;
-	return 0;
-}
-
-int overhead_recorder_register(void)
-{
-	static bool registered;
-	int err;
-
-	if (registered)
-		return 0;
-	err = record_register_hook(&hook);
-	if (!err)
-		registered = true;
-	return err;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Setting up */
@@ -192,6 +151,7 @@ static void calib_fail(struct overhead_calib *c, int n, int err, const char *why
 
 static int ovr_declare(struct record *rec, void **priv)
 {
+	const struct record_opts *opts = record_options(rec);
 	struct ovr *o = xcalloc(1, sizeof(*o));
 	struct perf_event_attr a;
 	int idx;
@@ -205,11 +165,14 @@ static int ovr_declare(struct record *rec, void **priv)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	*priv = o;
-	o->want = want_source;
-	o->off = want_source == OVERHEAD_SOURCE_NONE;
+	o->want = opts->overhead_source;
+	o->off = o->want == OVERHEAD_SOURCE_NONE;
+	o->interval_ns = opts->overhead_interval_ns;
+	o->recalibrate = opts->recalibrate;
 	o->pid = (s32)getpid();
 	o->nmi_watchdog = -1;
 	o->idx = -1;
+	record_set_tick(rec, o->interval_ns);
 	/* Turned off: the file's events and attrs stay exactly perf record's. */
 	if (o->off)
 		return 0;
@@ -358,7 +321,7 @@ static void calibrate(struct record *rec, struct ovr *o)
 
 	calib_cache_key(attr, key, sizeof(key));
 	calib_cache_key(record_tracking_attr(rec), sb_key, sizeof(sb_key));
-	if (attr && !recalibrate && calibrations_cached(cc, o, key, sb_key, coll)) {
+	if (attr && !o->recalibrate && calibrations_cached(cc, o, key, sb_key, coll)) {
 		debug(1, "overhead calibrations from the cache, %.1f s old",
 		      o->calib_age_ns / 1e9);
 		calib_cache_close(cc);
@@ -810,7 +773,7 @@ static void set_facts(struct record *rec, struct ovr *o)
 	else if (o->c)
 		overhead_fact_set_string(f.source_reason, sizeof(f.source_reason),
 					 overhead_collector_reason(o->c));
-	f.interval_ns = o->off ? 0 : hook.interval_ns;
+	f.interval_ns = o->off ? 0 : o->interval_ns;
 	f.max_rate_before = st->max_sample_rate_before;
 	f.max_rate_after = st->max_sample_rate_after;
 	f.nmi_watchdog = o->nmi_watchdog;

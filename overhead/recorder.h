@@ -22,41 +22,12 @@
 #ifndef PREC_OVERHEAD_RECORDER_H
 #define PREC_OVERHEAD_RECORDER_H
 
-#include "format/ondisk.h"
+struct record_hook;
 
-/* The default --overhead-interval, and the shortest one accepted. */
+/* The default --overhead-interval. */
 #define OVERHEAD_INTERVAL_DEFAULT_NS 1000000000ULL
-#define OVERHEAD_INTERVAL_MIN_NS 10000000ULL
-#define OVERHEAD_INTERVAL_MAX_NS 3600000000000ULL
 
-/**
- * overhead_recorder_set_source - --overhead-source: auto, bpf, tracepoint or none.
- *
- * Return: 0, or -EINVAL for anything else.
- */
-int overhead_recorder_set_source(const char *arg);
-
-/*
- * overhead_recorder_recalibrate - --recalibrate: measure the calibrations anew rather than take
- * them from the cache of earlier recordings (overhead/calib-cache.h).
- */
-void overhead_recorder_recalibrate(void);
-
-/**
- * overhead_recorder_set_interval - --overhead-interval: a duration as perf takes them (500ms,
- * 1s, 2.5s, 100000us; a bare number is milliseconds, as perf stat -I).
- *
- * Return: 0, or -EINVAL for what does not parse or lies outside OVERHEAD_INTERVAL_MIN_NS to
- * OVERHEAD_INTERVAL_MAX_NS.
- */
-int overhead_recorder_set_interval(const char *arg);
-
-/**
- * overhead_recorder_register - add the overhead hook to the next recording (once; later calls
- * do nothing).
- *
- * Return: 0, or the error of record_register_hook().
- */
-int overhead_recorder_register(void);
+/* The hook, for the command's table of hooks; it reads its options from the session's. */
+extern const struct record_hook overhead_hook;
 
 #endif

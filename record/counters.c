@@ -24,9 +24,7 @@
 #include "record/counters.h"
 #include "record/parse-events.h"
 #include "record/hook.h"
-#include "record/record.h"
 #include "util/log.h"
-#include "util/parse.h"
 #include "util/perf-event.h"
 #include "util/xalloc.h"
 
@@ -94,6 +92,8 @@ struct counters {
 	int nr_src;
 	struct cnt_reader *rd;
 	int nr_rd;
+	const struct event_list *events; /* --count */
+	u64 interval_ns;  /* --count-interval */
 	struct counters_part *parts; /* [nr_cpus]: one thread's counters, for combine() */
 	int *shared_with; /* by attr index; -1 */
 	int nr_attrs;
@@ -104,9 +104,6 @@ struct counters {
 	struct pd_buf out;
 };
 
-static struct event_list count_events;
-static u64 interval_ns = COUNTERS_INTERVAL_DEFAULT_NS;
-static bool interval_given;
 /* The recording's state, for the accessors overhead/recorder.c calls (one recording at a time). */
 static struct counters *current;
 
@@ -118,9 +115,8 @@ static int cnt_tick(struct record *rec, void *priv, u64 now);
 static int cnt_stop(struct record *rec, void *priv);
 static void cnt_finish(struct record *rec, void *priv);
 
-static struct record_hook hook = {
+const struct record_hook counters_hook = {
 	.name = "counters",
-	.interval_ns = COUNTERS_INTERVAL_DEFAULT_NS,
 	.declare = cnt_declare,
 	.prepare = cnt_prepare,
 	.start = cnt_start,
@@ -133,47 +129,6 @@ static struct record_hook hook = {
 /* ---------------------------------------------------------------------------------------- */
 /* Options */
 
-int counters_add(const char *events, char *why, size_t why_len)
-{
-	struct parse_error perr;
-
-	memset(&perr, 0, sizeof(perr));
-	if (!parse_events(&count_events, events, &perr))
-		return 0;
-	if (perr.pos > 0 && (size_t)perr.pos < strlen(events))
-		snprintf(why, why_len, "event syntax error at '%s': %s", events + perr.pos,
-			 perr.msg);
-	else
-		snprintf(why, why_len, "event syntax error: %s", perr.msg);
-	return -1;
-}
-
-int counters_set_interval(const char *arg)
-{
-	u64 ns;
-
-	if (parse_duration(arg, &ns) || ns < COUNTERS_INTERVAL_MIN_NS ||
-	    ns > COUNTERS_INTERVAL_MAX_NS)
-		return -EINVAL;
-	interval_ns = ns;
-	interval_given = true;
-	return 0;
-}
-
-int counters_register(void)
-{
-	static bool registered;
-	int err;
-
-	if (registered || (!count_events.nr && !interval_given))
-		return 0;
-	hook.interval_ns = interval_ns;
-	err = record_register_hook(&hook);
-	if (!err)
-		registered = true;
-	return err;
-}
-
 int counters_shared_with(const struct record *rec, int idx)
 {
 	(void)rec;
@@ -185,7 +140,7 @@ int counters_shared_with(const struct record *rec, int idx)
 u64 counters_interval_ns(const struct record *rec)
 {
 	(void)rec;
-	return current ? interval_ns : 0;
+	return current ? current->interval_ns : 0;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -247,14 +202,23 @@ void counters_plan(const struct perf_event_attr *const *attrs, const enum counte
 
 static int cnt_declare(struct record *rec, void **priv)
 {
+	static const struct event_list no_events;
 	const struct record_opts *o = record_options(rec);
-	struct counters *c = xcalloc(1, sizeof(*c));
+	const struct event_list *events = o->count_events ? o->count_events : &no_events;
+	struct counters *c;
 	struct perf_event_attr *a;
 	const int *fd;
 	const u64 *id;
 
+	/* Nothing is read unless asked: a plain recording stays what perf record writes. */
+	if (!events->nr && !o->count_interval_ns)
+		return RECORD_HOOK_OFF;
+	c = xcalloc(1, sizeof(*c));
 	*priv = c;
 	current = c;
+	c->events = events;
+	c->interval_ns = o->count_interval_ns ? o->count_interval_ns : COUNTERS_INTERVAL_DEFAULT_NS;
+	record_set_tick(rec, c->interval_ns);
 	c->workload = o->argc && !o->system_wide && !o->cpu_list && !o->pid_list && !o->tid_list;
 	c->cpu_wide = !o->pid_list && !o->tid_list && (o->system_wide || o->cpu_list);
 
@@ -263,9 +227,9 @@ static int cnt_declare(struct record *rec, void **priv)
 		if (record_event_fds(rec, i, &fd, &id) >= 0)
 			a->read_format |= READ_TIMES | PERF_FORMAT_ID;
 
-	c->ev = xcalloc(count_events.nr ? count_events.nr : 1, sizeof(*c->ev));
-	for (int i = 0; i < count_events.nr; i++) {
-		const struct event_spec *s = &count_events.ev[i];
+	c->ev = xcalloc(c->events->nr ? c->events->nr : 1, sizeof(*c->ev));
+	for (int i = 0; i < c->events->nr; i++) {
+		const struct event_spec *s = &c->events->ev[i];
 		struct cnt_event *e = &c->ev[c->nr_ev];
 		struct perf_event_attr attr = s->attr;
 		u64 synthetic_id;
@@ -362,9 +326,9 @@ static int open_count_event(struct record *rec, struct counters *c, struct cnt_e
 	for (int k = 0; k < nr; k++)
 		fd[k] = -1;
 	/* The leader of its --count group, when it has a counter of its own (perf stat's group). */
-	if (s->leader >= 0 && &count_events.ev[s->leader] != s) {
+	if (s->leader >= 0 && &c->events->ev[s->leader] != s) {
 		for (int i = 0; i < c->nr_ev; i++)
-			if (c->ev[i].spec == &count_events.ev[s->leader] && c->ev[i].shared < 0)
+			if (c->ev[i].spec == &c->events->ev[s->leader] && c->ev[i].shared < 0)
 				leader_src = c->ev[i].src;
 	}
 	a->disabled = leader_src < 0;
@@ -837,7 +801,7 @@ static int cnt_start(struct record *rec, void *priv)
 	struct counters *c = priv;
 	struct pd_stat_config_entry cfg[] = {
 		{ PD_STAT_CONFIG_AGGR_MODE, PD_AGGR_GLOBAL },
-		{ PD_STAT_CONFIG_INTERVAL, interval_ns / 1000000 },
+		{ PD_STAT_CONFIG_INTERVAL, c->interval_ns / 1000000 },
 		{ PD_STAT_CONFIG_SCALE, 1 },
 	};
 	int err;

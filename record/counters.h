@@ -41,34 +41,13 @@
 #include "format/ondisk.h"
 
 struct record;
+struct record_hook;
 
+/* The default --count-interval. */
 #define COUNTERS_INTERVAL_DEFAULT_NS 1000000000ULL
-#define COUNTERS_INTERVAL_MIN_NS 10000000ULL
-#define COUNTERS_INTERVAL_MAX_NS 3600000000000ULL
 
-/**
- * counters_add - --count EVENTS: parse the events (perf's -e syntax) for the next recording.
- * @why: a one-line reason on failure (the parser's message and where), why_len bytes
- *
- * Return: 0, or -1 with why filled.
- */
-int counters_add(const char *events, char *why, size_t why_len);
-
-/**
- * counters_set_interval - --count-interval: a duration as --overhead-interval takes it (500ms,
- * 2s; a bare number is milliseconds), from 10 ms to 1 h.
- *
- * Return: 0, or -EINVAL.
- */
-int counters_set_interval(const char *arg);
-
-/**
- * counters_register - add the hook to the next recording when --count or --count-interval was
- * given (nothing otherwise).
- *
- * Return: 0, or the error of record_register_hook().
- */
-int counters_register(void);
+/* The hook, for the command's table of hooks; it reads its options from the session's. */
+extern const struct record_hook counters_hook;
 
 /**
  * counters_shared_with - the attr index whose counter attr idx reads (opened once for both).

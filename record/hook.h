@@ -50,7 +50,16 @@ struct record_opts {
 	char **argv;
 	int orig_argc;         /* the whole command line, for CMDLINE */
 	const char **orig_argv;
+
+	/* The hooks' options: the command fills them, each hook reads its own. */
+	int overhead_source;   /* --overhead-source: an enum overhead_source (overhead/collect.h) */
+	u64 overhead_interval_ns; /* --overhead-interval */
+	bool recalibrate;      /* --recalibrate */
+	const struct event_list *count_events; /* --count EVENTS; NULL when not given */
+	u64 count_interval_ns; /* --count-interval; 0 when not given */
 };
+
+struct event_list;
 
 /* Side-band record kinds counted per CPU (the kernel's record types below this). */
 #define RECORD_NR_KINDS PD_KERNEL_RECORD_MAX
@@ -103,12 +112,15 @@ struct record;
  * optional; a negative return from declare, prepare or start fails the recording with the
  * message the hook printed. priv is the hook's own pointer.
  *
- *	declare	before the events are configured: add attrs with record_declare_attr() (which
- *		makes the file a multi-event one, so every attr gets PERF_SAMPLE_IDENTIFIER)
+ *	declare	before the events are configured: read the options (record_options()), add
+ *		attrs with record_declare_attr() (which makes the file a multi-event one, so every
+ *		attr gets PERF_SAMPLE_IDENTIFIER), ask for ticks (record_set_tick()). A hook that
+ *		its options turn off returns RECORD_HOOK_OFF before it does anything: none of
+ *		its callbacks runs again, finish included
  *	prepare	after the events are opened and mapped, before the file header is written: add
  *		tracing formats (record_tracing()), set features, open collectors on the CPUs
  *	start	just before the events are enabled / the workload is released
- *	tick	every interval_ns while recording (0: never), from the drain loop
+ *	tick	every record_set_tick() interval while recording, from the drain loop
  *	stop	after the events are disabled and the rings drained for the last time; the last
  *		chance to record_emit()
  *	finish	after the file is closed (or aborted): free what was allocated
@@ -122,7 +134,6 @@ struct record;
  */
 struct record_hook {
 	const char *name;
-	u64 interval_ns;
 	int (*declare)(struct record *rec, void **priv);
 	int (*prepare)(struct record *rec, void *priv);
 	int (*start)(struct record *rec, void *priv);
@@ -131,6 +142,17 @@ struct record_hook {
 	void (*finish)(struct record *rec, void *priv);
 	int (*open)(struct record *rec, void *priv);
 };
+
+/* What a declare callback returns for a hook its options turn off. */
+#define RECORD_HOOK_OFF 1
+
+/**
+ * record_set_tick - call the tick callback of the hook being declared every interval_ns while
+ * recording (from its declare callback; without it, tick never runs).
+ *
+ * Return: 0, or -EBUSY outside a declare callback.
+ */
+int record_set_tick(struct record *rec, u64 interval_ns);
 
 /* The session's options, statistics and CPUs. */
 const struct record_opts *record_options(const struct record *rec);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "overhead/collect.h"
 #include "overhead/recorder.h"
 #include "prec.h"
 #include "record/counters.h"
@@ -28,6 +29,18 @@
 #include "util/xalloc.h"
 
 #define DEFAULT_FREQ 4000
+/* The shortest and the longest --overhead-interval and --count-interval. */
+#define INTERVAL_MIN_NS 10000000ULL
+#define INTERVAL_MAX_NS 3600000000000ULL
+
+/*
+ * The hooks of every recording, in the order they declare their attrs (prec:overhead first, then
+ * the --count events). Each reads its options from the session and turns itself off.
+ */
+static const struct record_hook *const hooks[] = {
+	&overhead_hook,
+	&counters_hook,
+};
 
 /* ---------------------------------------------------------------------------------------- */
 /* Options. */
@@ -206,18 +219,48 @@ static int parse_mmap_pages(const char *s, unsigned *pages)
 	return 0;
 }
 
+/* --overhead-interval, --count-interval: a duration (util/parse.h) from 10 ms to 1 h. */
+static int parse_interval(const char *s, u64 *ns)
+{
+	u64 v;
+
+	if (parse_duration(s, &v) || v < INTERVAL_MIN_NS || v > INTERVAL_MAX_NS)
+		return -EINVAL;
+	*ns = v;
+	return 0;
+}
+
+/* --count EVENTS: perf's -e syntax, added to list; on failure a one-line reason in why. */
+static int parse_count_events(struct event_list *list, const char *events, char *why,
+			      size_t why_len)
+{
+	struct parse_error perr;
+
+	memset(&perr, 0, sizeof(perr));
+	if (!parse_events(list, events, &perr))
+		return 0;
+	if (perr.pos > 0 && (size_t)perr.pos < strlen(events))
+		snprintf(why, why_len, "event syntax error at '%s': %s", events + perr.pos,
+			 perr.msg);
+	else
+		snprintf(why, why_len, "event syntax error: %s", perr.msg);
+	return -1;
+}
+
 struct pending_event {
 	const char *str;
 	const char *filter;
 };
 
 static int parse_options(struct record_opts *o, int argc, char **argv, struct pending_event **evs,
-			 int *nr_evs)
+			 int *nr_evs, struct event_list *count_events)
 {
 	int c;
 
 	o->output = NULL;
 	o->freq = DEFAULT_FREQ;
+	o->overhead_interval_ns = OVERHEAD_INTERVAL_DEFAULT_NS;
+	o->count_events = count_events;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
@@ -249,7 +292,7 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 			if (parse_u64(optarg, &o->period)) {
 				char why[640];
 
-				if (counters_add(optarg, why, sizeof(why)))
+				if (parse_count_events(count_events, optarg, why, sizeof(why)))
 					return usage_error("record", "--count '%s': %s", optarg, why);
 				break;
 			}
@@ -335,21 +378,25 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 			break;
 		case 'N':
 			break;
-		case OPT_OVERHEAD_SOURCE:
-			if (overhead_recorder_set_source(optarg))
+		case OPT_OVERHEAD_SOURCE: {
+			enum overhead_source src;
+
+			if (overhead_source_parse(optarg, &src))
 				return usage_error("record", "--overhead-source '%s': auto, bpf, "
 						   "tracepoint or none", optarg);
+			o->overhead_source = src;
 			break;
+		}
 		case OPT_RECALIBRATE:
-			overhead_recorder_recalibrate();
+			o->recalibrate = true;
 			break;
 		case OPT_COUNT_INTERVAL:
-			if (counters_set_interval(optarg))
+			if (parse_interval(optarg, &o->count_interval_ns))
 				return usage_error("record", "--count-interval '%s': a duration from "
 						   "10ms to 1h, such as 500ms or 2s", optarg);
 			break;
 		case OPT_OVERHEAD_INTERVAL:
-			if (overhead_recorder_set_interval(optarg))
+			if (parse_interval(optarg, &o->overhead_interval_ns))
 				return usage_error("record", "--overhead-interval '%s': a duration "
 						   "from 10ms to 1h, such as 500ms or 2s", optarg);
 			break;
@@ -432,17 +479,18 @@ int cmd_record(int argc, char **argv)
 	struct record *rec = record_new();
 	const struct record_stats *s = record_stats(rec);
 	struct record_opts opts, *o = &opts;
-	struct event_list events;
+	struct event_list events, count_events;
 	struct pending_event *evs = NULL;
 	int nr_evs = 0, ret = 1, err;
 	struct stat st;
 
 	memset(o, 0, sizeof(*o));
 	memset(&events, 0, sizeof(events));
+	memset(&count_events, 0, sizeof(count_events));
 	o->orig_argc = argc;
 	o->orig_argv = (const char **)argv;
 
-	err = parse_options(o, argc, argv, &evs, &nr_evs);
+	err = parse_options(o, argc, argv, &evs, &nr_evs, &count_events);
 	if (err >= 0)
 		goto out_usage;
 	if (o->pid_list || o->tid_list) {
@@ -477,7 +525,7 @@ int cmd_record(int argc, char **argv)
 	if (parse_event_args(&events, evs, nr_evs))
 		goto out;
 
-	err = record_run(rec, o, &events);
+	err = record_run(rec, o, &events, hooks, sizeof(hooks) / sizeof(hooks[0]));
 	if (err) {
 		if (err > 0)
 			ret = err;
@@ -499,11 +547,13 @@ int cmd_record(int argc, char **argv)
 out:
 	record_free(rec);
 	event_list_free(&events);
+	event_list_free(&count_events);
 	free(evs);
 	return ret;
 
 out_usage:
 	record_free(rec);
+	event_list_free(&count_events);
 	free(evs);
 	return err;
 }

@@ -18,14 +18,16 @@ struct record *record_new(void);
 
 /**
  * record_run - make the recording opts describe, of events (the -e events, parsed; none for
- * the default event), with the hooks: prepare, open the output, start, drain until the end,
- * finish. Messages are printed; record_stats() then has the figures of the summary.
+ * the default event), with nr_hooks hooks (declared, opened, prepared ... in this order):
+ * prepare, open the output, start, drain until the end, finish. Messages are printed;
+ * record_stats() then has the figures of the summary.
  *
  * Return: 0 when the file was written; -1 after an error, the file removed; a positive exit
  * status (126, 127) when the workload could not be executed.
  */
 int record_run(struct record *rec, const struct record_opts *opts,
-	       const struct event_list *events);
+	       const struct event_list *events, const struct record_hook *const *hooks,
+	       int nr_hooks);
 
 /**
  * record_exit_status - the exit status of a finished recording, as perf record's: the
@@ -38,12 +40,5 @@ int record_exit_status(const struct record *rec);
 
 /* Free the session and everything it still holds (NULL does nothing). */
 void record_free(struct record *rec);
-
-/**
- * record_register_hook - add a hook to the next recording (before cmd_record() runs it).
- *
- * Return: 0, or -ENOSPC when too many hooks are registered.
- */
-int record_register_hook(const struct record_hook *hook);
 
 #endif

@@ -37,8 +37,6 @@
 #include <unistd.h>
 
 #include "format/perf-data.h"
-#include "overhead/recorder.h"
-#include "record/counters.h"
 #include "record/evlist.h"
 #include "record/parse-events.h"
 #include "record/record.h"
@@ -51,7 +49,6 @@
 #include "util/sysinfo.h"
 #include "util/xalloc.h"
 
-#define MAX_HOOKS 8
 /* Bytes the writer may fall behind before the drain loop leaves data in the rings. */
 #define QUEUE_LIMIT_MIN (64UL << 20)
 /* Records the recorder emits itself go to the writer in pieces no larger than this. */
@@ -62,6 +59,7 @@
 struct hook_slot {
 	const struct record_hook *hook;
 	void *priv;
+	u64 interval_ns; /* record_set_tick(); 0: no ticks */
 	u64 next_tick;
 };
 
@@ -85,7 +83,9 @@ struct record {
 	struct buildid_tracker *bt;
 	struct wthread *wt;
 	int notify_fd;
-	struct hook_slot hooks[MAX_HOOKS];
+	const struct record_hook *const *hook_table; /* the command's, nr_hook_table of them */
+	int nr_hook_table;
+	struct hook_slot *hooks; /* the hooks that are on, nr_hooks of them */
 	int nr_hooks;
 	u64 *synthetic_ids;
 	int *map_cpus;           /* the CPU_MAP a hook asked for (record_set_cpu_map()), or NULL */
@@ -101,17 +101,6 @@ struct record {
 	bool workload_exited;
 	int workload_status;
 };
-
-static const struct record_hook *registered_hooks[MAX_HOOKS];
-static int nr_registered_hooks;
-
-int record_register_hook(const struct record_hook *hook)
-{
-	if (nr_registered_hooks >= MAX_HOOKS)
-		return -ENOSPC;
-	registered_hooks[nr_registered_hooks++] = hook;
-	return 0;
-}
 
 u64 record_monotonic_ns(void)
 {
@@ -210,6 +199,14 @@ const struct perf_event_attr *record_tracking_attr(const struct record *rec)
 		if (!rec->evl.ev[i].synthetic)
 			return &rec->evl.ev[i].attr;
 	return rec->evl.nr ? &rec->evl.ev[0].attr : NULL;
+}
+
+int record_set_tick(struct record *rec, u64 interval_ns)
+{
+	if (!rec->declaring || !rec->nr_hooks)
+		return -EBUSY;
+	rec->hooks[rec->nr_hooks - 1].interval_ns = interval_ns;
+	return 0;
 }
 
 int record_declare_attr(struct record *rec, const struct perf_event_attr *attr, const char *name,
@@ -729,9 +726,9 @@ static int run_hooks_tick(struct record *rec, u64 now_mono)
 	for (int i = 0; i < rec->nr_hooks; i++) {
 		struct hook_slot *h = &rec->hooks[i];
 
-		if (!h->hook->tick || !h->hook->interval_ns || now_mono < h->next_tick)
+		if (!h->hook->tick || !h->interval_ns || now_mono < h->next_tick)
 			continue;
-		h->next_tick = now_mono + h->hook->interval_ns;
+		h->next_tick = now_mono + h->interval_ns;
 		if (h->hook->tick(rec, h->priv, record_now(rec)) < 0)
 			return -1;
 	}
@@ -745,7 +742,7 @@ static struct timespec *poll_timeout(struct record *rec, struct timespec *ts, u6
 	for (int i = 0; i < rec->nr_hooks; i++) {
 		const struct hook_slot *h = &rec->hooks[i];
 
-		if (h->hook->tick && h->hook->interval_ns && h->next_tick < next)
+		if (h->hook->tick && h->interval_ns && h->next_tick < next)
 			next = h->next_tick;
 	}
 	if (next == UINT64_MAX)
@@ -774,7 +771,7 @@ static int drain_loop(struct record *rec, const sigset_t *orig_mask)
 	pfd[nr - 1].events = POLLIN;
 
 	for (int i = 0; i < rec->nr_hooks; i++)
-		rec->hooks[i].next_tick = record_monotonic_ns() + rec->hooks[i].hook->interval_ns;
+		rec->hooks[i].next_tick = record_monotonic_ns() + rec->hooks[i].interval_ns;
 
 	for (;;) {
 		struct timespec ts, *tsp;
@@ -908,6 +905,7 @@ static void cleanup(struct record *rec)
 		buildid_tracker_free(rec->bt);
 	clock_probe_close(&rec->clk);
 	free(rec->stats.cpu);
+	free(rec->hooks);
 	free(rec->synthetic_ids);
 	free(rec->map_cpus);
 	free(rec->w_attrs);
@@ -1126,12 +1124,17 @@ static int record_prepare(struct record *rec, struct pd_buf *kmaps)
 
 	/* Hooks declare their attrs first: the number of attrs decides PERF_SAMPLE_IDENTIFIER. */
 	rec->declaring = true;
-	for (int i = 0; i < nr_registered_hooks; i++) {
+	rec->hooks = xcalloc(rec->nr_hook_table ? rec->nr_hook_table : 1, sizeof(*rec->hooks));
+	for (int i = 0; i < rec->nr_hook_table; i++) {
 		struct hook_slot *h = &rec->hooks[rec->nr_hooks++];
+		int ret;
 
-		h->hook = registered_hooks[i];
-		if (h->hook->declare && h->hook->declare(rec, &h->priv) < 0)
+		h->hook = rec->hook_table[i];
+		ret = h->hook->declare ? h->hook->declare(rec, &h->priv) : 0;
+		if (ret < 0)
 			return -1;
+		if (ret == RECORD_HOOK_OFF)
+			memset(&rec->hooks[--rec->nr_hooks], 0, sizeof(*h));
 	}
 	rec->declaring = false;
 
@@ -1377,7 +1380,8 @@ struct record *record_new(void)
 }
 
 int record_run(struct record *rec, const struct record_opts *opts,
-	       const struct event_list *events)
+	       const struct event_list *events, const struct record_hook *const *hooks,
+	       int nr_hooks)
 {
 	struct pd_buf kmaps = PD_BUF_INIT;
 	sigset_t orig_mask;
@@ -1385,15 +1389,13 @@ int record_run(struct record *rec, const struct record_opts *opts,
 
 	rec->opts = *opts;
 	rec->events = events;
+	rec->hook_table = hooks;
+	rec->nr_hook_table = nr_hooks;
 	/*
 	 * From here, SIGINT and SIGTERM wait for the drain loop, which stops cleanly: nothing is
 	 * left half-made. As in perf, the workload starts with the default dispositions.
 	 */
 	setup_signals(&orig_mask);
-	if (overhead_recorder_register())
-		warning("cannot measure the overhead: too many hooks");
-	if (counters_register())
-		warning("cannot read the counters: too many hooks");
 	if (record_prepare(rec, &kmaps))
 		goto out;
 	if (record_open_output(rec, &kmaps))
