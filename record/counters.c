@@ -22,8 +22,8 @@
 
 #include "format/perf-data.h"
 #include "record/counters.h"
-#include "record/parse-events.h"
 #include "record/hook.h"
+#include "record/parse-events.h"
 #include "util/log.h"
 #include "util/perf-event.h"
 #include "util/xalloc.h"
@@ -104,7 +104,7 @@ struct counters {
 	struct pd_buf out;
 };
 
-/* The recording's state, for the accessors overhead/recorder.c calls (one recording at a time). */
+/* The recording's state, for the accessors record/overhead.c calls (one recording at a time). */
 static struct counters *current;
 
 static int cnt_declare(struct record *rec, void **priv);

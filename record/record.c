@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "overhead/collect.h"
-#include "overhead/recorder.h"
 #include "prec.h"
 #include "record/counters.h"
+#include "record/overhead.h"
 #include "record/parse-events.h"
 #include "record/record.h"
 #include "record/target.h"

@@ -19,8 +19,8 @@
  * prec:overhead event (the attrs stay exactly perf record's), only the facts section, which says
  * so.
  */
-#ifndef PREC_OVERHEAD_RECORDER_H
-#define PREC_OVERHEAD_RECORDER_H
+#ifndef PREC_RECORD_OVERHEAD_H
+#define PREC_RECORD_OVERHEAD_H
 
 struct record_hook;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The overhead hook of prec record (overhead/recorder.h): it opens the collector, runs the
+ * The overhead hook of prec record (record/overhead.h): it opens the collector, runs the
  * calibrations before the workload starts, and turns cumulative figures (the collector's, the
  * recorder's statistics, its rusage) into prec:overhead samples that each cover one interval, as
  * man/prec-data.5 lays down: one per CPU and type, all samples of an interval with the same
@@ -22,10 +22,10 @@
 #include "overhead/collect.h"
 #include "overhead/event.h"
 #include "overhead/facts.h"
-#include "record/counters.h"
 #include "overhead/model.h"
-#include "overhead/recorder.h"
+#include "record/counters.h"
 #include "record/hook.h"
+#include "record/overhead.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/xalloc.h"
