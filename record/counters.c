@@ -104,8 +104,6 @@ struct counters {
 	struct pd_buf out;
 };
 
-/* The recording's state, for the accessors record/overhead.c calls (one recording at a time). */
-static struct counters *current;
 
 static int cnt_declare(struct record *rec, void **priv);
 static int cnt_open(struct record *rec, void *priv);
@@ -128,20 +126,6 @@ const struct record_hook counters_hook = {
 
 /* ---------------------------------------------------------------------------------------- */
 /* Options */
-
-int counters_shared_with(const struct record *rec, int idx)
-{
-	(void)rec;
-	if (!current || idx < 0 || idx >= current->nr_attrs || !current->shared_with)
-		return -1;
-	return current->shared_with[idx];
-}
-
-u64 counters_interval_ns(const struct record *rec)
-{
-	(void)rec;
-	return current ? current->interval_ns : 0;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* The sharing rule */
@@ -215,10 +199,10 @@ static int cnt_declare(struct record *rec, void **priv)
 		return RECORD_HOOK_OFF;
 	c = xcalloc(1, sizeof(*c));
 	*priv = c;
-	current = c;
 	c->events = events;
 	c->interval_ns = o->count_interval_ns ? o->count_interval_ns : COUNTERS_INTERVAL_DEFAULT_NS;
 	record_set_tick(rec, c->interval_ns);
+	record_set_read_interval(rec, c->interval_ns);
 	c->workload = o->argc && !o->system_wide && !o->cpu_list && !o->pid_list && !o->tid_list;
 	c->cpu_wide = !o->pid_list && !o->tid_list && (o->system_wide || o->cpu_list);
 
@@ -479,6 +463,10 @@ static int cnt_open(struct record *rec, void *priv)
 	for (int i = 0; i < c->nr_ev; i++)
 		kind[c->ev[i].idx] = COUNTERS_COUNT;
 	counters_plan(attrs, kind, n, c->cpu_wide, c->shared_with);
+	/* Other hooks (the facts of the overhead hook) learn the plan from the session. */
+	for (int i = 0; i < n; i++)
+		if (c->shared_with[i] >= 0)
+			record_set_shared_with(rec, i, c->shared_with[i]);
 
 	/*
 	 * Whether the recorder's software events (and tracepoints) of a task target can be
@@ -884,7 +872,5 @@ static void cnt_finish(struct record *rec, void *priv)
 	free(c->ev);
 	free(c->shared_with);
 	pd_buf_release(&c->out);
-	if (current == c)
-		current = NULL;
 	free(c);
 }

@@ -40,7 +40,6 @@
 
 #include "format/ondisk.h"
 
-struct record;
 struct record_hook;
 
 /* The default --count-interval. */
@@ -48,20 +47,6 @@ struct record_hook;
 
 /* The hook, for the command's table of hooks; it reads its options from the session's. */
 extern const struct record_hook counters_hook;
-
-/**
- * counters_shared_with - the attr index whose counter attr idx reads (opened once for both).
- *
- * Return: that index, or -1 when idx opened its own counter or is not a counting event.
- */
-int counters_shared_with(const struct record *rec, int idx);
-
-/**
- * counters_interval_ns - the reading interval of this recording.
- *
- * Return: the interval in ns, or 0 when nothing is read.
- */
-u64 counters_interval_ns(const struct record *rec);
 
 /* What an event is to the sharing rule. */
 enum counters_kind {

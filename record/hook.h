@@ -154,6 +154,30 @@ struct record_hook {
  */
 int record_set_tick(struct record *rec, u64 interval_ns);
 
+/**
+ * record_set_shared_with - publish that the counting event of attr idx reads the counter of
+ * attr other, opened once for both (the counters hook, from its open callback), for other hooks
+ * to read with record_shared_with().
+ *
+ * Return: 0, or -EINVAL when idx or other is out of range or they are the same.
+ */
+int record_set_shared_with(struct record *rec, int idx, int other);
+
+/**
+ * record_shared_with - the attr index whose counter attr idx reads (record_set_shared_with()).
+ *
+ * Return: that index, or -1 when idx opened its own counter or is not a counting event.
+ */
+int record_shared_with(const struct record *rec, int idx);
+
+/*
+ * record_set_read_interval - the counters are read every interval_ns in this recording (the
+ * counters hook, from its declare callback); record_read_interval() tells other hooks, 0 when
+ * nothing is read.
+ */
+void record_set_read_interval(struct record *rec, u64 interval_ns);
+u64 record_read_interval(const struct record *rec);
+
 /* The session's options, statistics and CPUs. */
 const struct record_opts *record_options(const struct record *rec);
 struct record_stats *record_stats(struct record *rec);

@@ -23,7 +23,6 @@
 #include "overhead/event.h"
 #include "overhead/facts.h"
 #include "overhead/model.h"
-#include "record/counters.h"
 #include "record/hook.h"
 #include "record/overhead.h"
 #include "util/fs.h"
@@ -822,15 +821,15 @@ static void set_facts(struct record *rec, struct ovr *o)
 		else
 			fe->period = a->sample_period;
 	}
-	/* Counting events that read another's counter (record/counters.c). */
+	/* Counting events that read another's counter (the counters hook's plan). */
 	for (int i = 0; record_attr(rec, i); i++) {
 		struct overhead_fact_event *fe;
-		int with = counters_shared_with(rec, i);
+		int with = record_shared_with(rec, i);
 
 		if (with >= 0 && (fe = overhead_facts_event(&f, (u32)i)))
 			fe->shared_with = with;
 	}
-	f.counters_interval_ns = counters_interval_ns(rec);
+	f.counters_interval_ns = record_read_interval(rec);
 	err = overhead_facts_encode(&f, &b);
 	if (!err)
 		err = record_set_feature(rec, PD_FEAT_PREC, b.data, b.len);

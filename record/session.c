@@ -89,6 +89,9 @@ struct record {
 	int nr_hooks;
 	u64 *synthetic_ids;
 	int *map_cpus;           /* the CPU_MAP a hook asked for (record_set_cpu_map()), or NULL */
+	int *shared_with;        /* by attr index: record_set_shared_with(); -1 */
+	int nr_shared_with;
+	u64 read_interval_ns;    /* record_set_read_interval() */
 	int nr_map_cpus;
 	/* The writer thread's view of the attrs and ids (it keeps these pointers). */
 	const struct perf_event_attr **w_attrs;
@@ -293,6 +296,37 @@ int record_set_cpu_map(struct record *rec, const int *cpus, int nr)
 	memcpy(rec->map_cpus, cpus, nr * sizeof(int));
 	rec->nr_map_cpus = nr;
 	return 0;
+}
+
+int record_set_shared_with(struct record *rec, int idx, int other)
+{
+	if (idx < 0 || idx >= rec->evl.nr || other < 0 || other >= rec->evl.nr || idx == other)
+		return -EINVAL;
+	if (idx >= rec->nr_shared_with) {
+		rec->shared_with = xrealloc(rec->shared_with, rec->evl.nr * sizeof(int));
+		for (int i = rec->nr_shared_with; i < rec->evl.nr; i++)
+			rec->shared_with[i] = -1;
+		rec->nr_shared_with = rec->evl.nr;
+	}
+	rec->shared_with[idx] = other;
+	return 0;
+}
+
+int record_shared_with(const struct record *rec, int idx)
+{
+	if (idx < 0 || idx >= rec->nr_shared_with)
+		return -1;
+	return rec->shared_with[idx];
+}
+
+void record_set_read_interval(struct record *rec, u64 interval_ns)
+{
+	rec->read_interval_ns = interval_ns;
+}
+
+u64 record_read_interval(const struct record *rec)
+{
+	return rec->read_interval_ns;
 }
 
 const pid_t *record_threads(const struct record *rec, int *nr)
@@ -908,6 +942,7 @@ static void cleanup(struct record *rec)
 	free(rec->hooks);
 	free(rec->synthetic_ids);
 	free(rec->map_cpus);
+	free(rec->shared_with);
 	free(rec->w_attrs);
 	free(rec->w_ids);
 	free(rec->w_id_attr);
