@@ -11,8 +11,8 @@
 #include <stdbool.h>
 
 #include "format/ondisk.h"
-#include "record/mmap.h"
 #include "record/parse-events.h"
+#include "util/ring-buffer.h"
 
 struct record_opts;
 struct target;

@@ -4,8 +4,8 @@
  * drain loop copies [tail, head) out, wrap-around included, then moves the tail so that the
  * kernel may reuse the space.
  */
-#ifndef PREC_RECORD_MMAP_H
-#define PREC_RECORD_MMAP_H
+#ifndef PREC_UTIL_RING_BUFFER_H
+#define PREC_UTIL_RING_BUFFER_H
 
 #include <stddef.h>
 #include <stdint.h>

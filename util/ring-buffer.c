@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Ring buffers of perf events, read forward (see mmap.h). */
+/* Ring buffers of perf events, read forward (see ring-buffer.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "record/mmap.h"
+#include "util/ring-buffer.h"
 
 int ring_mmap(struct ring *r, int fd, int cpu, unsigned pages)
 {
