@@ -27,6 +27,7 @@
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/perf-event.h"
+#include "util/ring-buffer.h"
 
 #define DEFAULT_RUNS 7
 #define TARGET_SAMPLES 100
@@ -339,7 +340,7 @@ struct probe {
 	int cpu;
 	bool fifo;
 	int fd;
-	struct perf_ring ring;
+	struct ring_buffer ring;
 	double period;
 	u64 gap;
 	struct window win[2]; /* of the current run: baseline, treatment */
@@ -378,7 +379,7 @@ static int probe_setup(struct probe *p)
 		return err;
 	}
 	p->fd = err;
-	err = perf_ring_mmap(&p->ring, p->fd, PROBE_RING_PAGES);
+	err = ring_buffer_mmap(&p->ring, p->fd, -1, PROBE_RING_PAGES);
 	if (err) {
 		snprintf(p->out->reason, sizeof(p->out->reason),
 			 "cannot map a ring buffer on CPU %d: %s", p->cpu, strerror(-err));
@@ -400,14 +401,14 @@ static void probe_window(struct probe *p, int side)
 	struct window *w = &p->win[side];
 	u64 n = 0;
 
-	perf_ring_drain(&p->ring, count_sample, &n);
+	ring_buffer_read(&p->ring, count_sample, &n);
 	if (sample)
 		ioctl(p->fd, PERF_EVENT_IOC_ENABLE, 0);
 	spin(ctx->window, p->gap, p->period, w, p->gaps);
 	if (sample)
 		ioctl(p->fd, PERF_EVENT_IOC_DISABLE, 0);
 	n = 0;
-	perf_ring_drain(&p->ring, count_sample, &n);
+	ring_buffer_read(&p->ring, count_sample, &n);
 	w->samples = n;
 }
 
@@ -589,7 +590,7 @@ static int run_probes(enum calib_mode mode, const int *cpus, int nr,
 	for (i = 0; i < nr; i++) {
 		if (started[i])
 			pthread_join(th[i], NULL);
-		perf_ring_unmap(&p[i].ring);
+		ring_buffer_unmap(&p[i].ring);
 		if (p[i].fd >= 0)
 			close(p[i].fd);
 		if (out[i].err)
@@ -732,7 +733,7 @@ static u64 sb_window(enum overhead_sideband_kind kind)
 	return mono_ns() - t0;
 }
 
-static void sb_kind(struct sb_ctx *ctx, int fd, struct perf_ring *ring,
+static void sb_kind(struct sb_ctx *ctx, int fd, struct ring_buffer *ring,
 		    enum overhead_sideband_kind kind)
 {
 	struct overhead_calib *o = &ctx->out[kind];
@@ -762,7 +763,7 @@ static void sb_kind(struct sb_ctx *ctx, int fd, struct perf_ring *ring,
 		}
 		getrusage(RUSAGE_THREAD, &r1);
 		cnt.n = 0;
-		perf_ring_drain(ring, count_type, &cnt);
+		ring_buffer_read(ring, count_type, &cnt);
 		if (!cnt.n || r1.ru_nivcsw != r0.ru_nivcsw) {
 			o->rejected++;
 			continue;
@@ -785,7 +786,7 @@ static void *sb_thread(void *arg)
 {
 	struct sb_ctx *ctx = arg;
 	struct perf_event_attr a;
-	struct perf_ring ring = { .fd = -1 };
+	struct ring_buffer ring = { .fd = -1 };
 	char name[16] = "";
 	int fd, k, err;
 
@@ -803,7 +804,7 @@ static void *sb_thread(void *arg)
 	a.read_format = 0;
 	fd = perf_event_open_fd(&a, 0, -1, -1);
 	if (fd >= 0) {
-		err = perf_ring_mmap(&ring, fd, PROBE_RING_PAGES);
+		err = ring_buffer_mmap(&ring, fd, -1, PROBE_RING_PAGES);
 	} else {
 		err = fd;
 	}
@@ -819,7 +820,7 @@ static void *sb_thread(void *arg)
 			sb_kind(ctx, fd, &ring, k);
 		prctl(PR_SET_NAME, name, 0, 0, 0);
 	}
-	perf_ring_unmap(&ring);
+	ring_buffer_unmap(&ring);
 	if (fd >= 0)
 		close(fd);
 	return NULL;

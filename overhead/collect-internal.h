@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by the files of overhead/ that measure: the collector object, the two sources behind
- * it, and the small perf_event_open and ring-buffer helpers the tracepoint source and the
- * calibrations both use.
+ * it, and the small perf_event_open helper the tracepoint source and the calibrations both use
+ * (with util/ring-buffer.h).
  */
 #ifndef PREC_OVERHEAD_COLLECT_INTERNAL_H
 #define PREC_OVERHEAD_COLLECT_INTERNAL_H
@@ -90,7 +90,7 @@ int collect_tp_stop(struct overhead_collector *c);
 int collect_tp_read(struct overhead_collector *c, struct overhead_cpu_stats *st);
 void collect_tp_close(struct overhead_collector *c);
 
-/* ---- perf_event_open and ring buffers (overhead/collect.c) */
+/* ---- perf_event_open (overhead/collect.c); ring buffers are util/ring-buffer.h's */
 
 /**
  * perf_event_open_fd - perf_event_open(2) with O_CLOEXEC.
@@ -98,34 +98,5 @@ void collect_tp_close(struct overhead_collector *c);
  * Return: the file descriptor, or a negative errno.
  */
 int perf_event_open_fd(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd);
-
-struct perf_ring {
-	int fd;
-	void *base;      /* the metadata page, then size bytes of data */
-	size_t map_len;
-	size_t size;     /* data bytes, a power of two */
-	u8 *tmp;         /* a record that wraps around the end is copied here */
-};
-
-/**
- * perf_ring_mmap - map data_pages (a power of two) of ring buffer for fd.
- *
- * Return: 0, or a negative errno.
- */
-int perf_ring_mmap(struct perf_ring *r, int fd, int data_pages);
-
-/**
- * perf_ring_unmap - undo perf_ring_mmap(); the file descriptor stays open. Safe to repeat.
- */
-void perf_ring_unmap(struct perf_ring *r);
-
-typedef void (*perf_ring_fn)(void *arg, const struct perf_event_header *h);
-
-/**
- * perf_ring_drain - pass every complete record in the buffer to fn and free its space.
- *
- * Return: the number of records.
- */
-u64 perf_ring_drain(struct perf_ring *r, perf_ring_fn fn, void *arg);
 
 #endif

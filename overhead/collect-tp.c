@@ -26,6 +26,7 @@
 #include <event-parse.h>
 
 #include "overhead/collect-internal.h"
+#include "util/ring-buffer.h"
 
 /*
  * 512 KiB per CPU. A sampling interrupt writes 96 bytes (entry and exit): that is 1.3 s of
@@ -43,7 +44,7 @@ struct field {
 
 struct tp_cpu {
 	struct collect_tp *tp;
-	struct perf_ring ring;
+	struct ring_buffer ring;
 	int fd[3]; /* entry (leader and ring owner), exit, nmi; -1 when absent */
 	bool pending;
 	int pend_h;
@@ -228,7 +229,7 @@ static void on_record(void *arg, const struct perf_event_header *h)
 static void drain_all(struct collect_tp *tp)
 {
 	for (int i = 0; i < tp->nr; i++)
-		perf_ring_drain(&tp->cpu[i].ring, on_record, &tp->cpu[i]);
+		ring_buffer_read(&tp->cpu[i].ring, on_record, &tp->cpu[i]);
 }
 
 static void *drain_thread(void *arg)
@@ -296,7 +297,7 @@ static int open_event(struct collect_tp *tp, struct tp_cpu *pc, int slot, int id
 	}
 	/* The others can only write into a ring buffer that is mapped already. */
 	if (!slot) {
-		err = perf_ring_mmap(&pc->ring, fd, TP_RING_PAGES);
+		err = ring_buffer_mmap(&pc->ring, fd, -1, TP_RING_PAGES);
 		if (err)
 			snprintf(why, len, "cannot map a ring buffer on CPU %d: %s", cpu,
 				 strerror(-err));
@@ -460,7 +461,7 @@ void collect_tp_close(struct overhead_collector *c)
 	if (tp->thread_running)
 		collect_tp_stop(c);
 	for (i = 0; tp->cpu && i < tp->nr; i++) {
-		perf_ring_unmap(&tp->cpu[i].ring);
+		ring_buffer_unmap(&tp->cpu[i].ring);
 		for (s = 2; s >= 0; s--)
 			if (tp->cpu[i].fd[s] >= 0)
 				close(tp->cpu[i].fd[s]);

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "overhead/collect-internal.h"
@@ -251,74 +250,11 @@ void overhead_collector_close(struct overhead_collector *c)
 	free(c);
 }
 
-/* ---- perf_event_open and ring buffers */
+/* ---- perf_event_open */
 
 int perf_event_open_fd(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
 {
 	int fd = sys_perf_event_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
-}
-
-int perf_ring_mmap(struct perf_ring *r, int fd, int data_pages)
-{
-	size_t page = sysconf(_SC_PAGESIZE);
-
-	memset(r, 0, sizeof(*r));
-	r->fd = fd;
-	r->size = page * data_pages;
-	r->map_len = page + r->size;
-	r->base = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (r->base == MAP_FAILED) {
-		r->base = NULL;
-		return -errno;
-	}
-	/* A record's size is a u16. */
-	r->tmp = malloc(65536);
-	if (!r->tmp) {
-		perf_ring_unmap(r);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-void perf_ring_unmap(struct perf_ring *r)
-{
-	if (r->base)
-		munmap(r->base, r->map_len);
-	free(r->tmp);
-	r->base = NULL;
-	r->tmp = NULL;
-}
-
-u64 perf_ring_drain(struct perf_ring *r, perf_ring_fn fn, void *arg)
-{
-	struct perf_event_mmap_page *meta = r->base;
-	u8 *data = (u8 *)r->base + (r->map_len - r->size);
-	u64 head, tail, n = 0, mask = r->size - 1;
-
-	if (!meta)
-		return 0;
-	head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
-	tail = meta->data_tail;
-	while (head - tail >= sizeof(struct perf_event_header)) {
-		struct perf_event_header *h = (void *)(data + (tail & mask));
-		size_t off = tail & mask, sz = h->size;
-
-		/* A header never wraps: records are 8-byte aligned and so is the buffer end. */
-		if (sz < sizeof(*h) || sz > head - tail)
-			break;
-		if (off + sz > r->size) {
-			size_t first = r->size - off;
-
-			memcpy(r->tmp, data + off, first);
-			memcpy(r->tmp + first, data, sz - first);
-			h = (void *)r->tmp;
-		}
-		fn(arg, h);
-		tail += sz;
-		n++;
-	}
-	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
-	return n;
 }

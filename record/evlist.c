@@ -637,7 +637,7 @@ int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages)
 	evl->poll_all = t->task;
 
 	for (int c = 0; c < t->nr_cpus; c++) {
-		struct ring *r = &evl->rings[c];
+		struct ring_buffer *r = &evl->rings[c];
 
 		r->fd = -1;
 		r->cpu = t->cpus[c];
@@ -652,7 +652,7 @@ int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages)
 				if (ev->synthetic || fd < 0)
 					continue;
 				if (!r->base) {
-					int err = ring_mmap(r, fd, t->cpus[c], pages);
+					int err = ring_buffer_mmap(r, fd, t->cpus[c], pages);
 
 					if (err == -EPERM)
 						return error("cannot map the ring buffers (%u pages per "
@@ -773,7 +773,7 @@ void evlist_free(struct evlist *evl)
 
 	if (evl->rings) {
 		for (int c = 0; c < evl->nr_cpus; c++)
-			ring_unmap(&evl->rings[c]);
+			ring_buffer_unmap(&evl->rings[c]);
 	}
 	for (int i = 0; i < evl->nr; i++) {
 		struct evsel *ev = &evl->ev[i];

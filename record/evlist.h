@@ -44,7 +44,7 @@ struct evlist {
 	struct evsel *ev;
 	int nr;
 	int nr_cpus, nr_threads; /* from the target, when opened */
-	struct ring *rings;      /* nr_cpus; base NULL when no event is open on that CPU */
+	struct ring_buffer *rings; /* nr_cpus; base NULL when no event is open on that CPU */
 	struct pollfd *pfd;
 	int *pfd_ring;           /* the ring each pollfd drains */
 	int nr_pfd;

@@ -29,7 +29,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -46,6 +45,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/perf-event.h"
+#include "util/ring-buffer.h"
 #include "util/sysinfo.h"
 #include "util/xalloc.h"
 
@@ -65,8 +65,7 @@ struct hook_slot {
 
 struct clock_probe {
 	int fd;
-	void *base;
-	size_t len;
+	struct ring_buffer ring;
 	s64 offset; /* perf clock - CLOCK_MONOTONIC */
 	u64 calibrated_at;
 	bool failed;
@@ -423,20 +422,27 @@ static int clock_probe_open(struct clock_probe *c)
 		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
-	long page = sysconf(_SC_PAGESIZE);
+	int err;
 
 	c->fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (c->fd < 0)
 		return -errno;
-	c->len = 2 * page;
-	c->base = mmap(NULL, c->len, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
-	if (c->base == MAP_FAILED) {
+	err = ring_buffer_mmap(&c->ring, c->fd, -1, 1);
+	if (err) {
 		close(c->fd);
 		c->fd = -1;
-		c->base = NULL;
-		return -errno;
+		return err;
 	}
 	return 0;
+}
+
+/* A COMM record's time: its last 8 bytes (sample_id_all with TIME only). */
+static void clock_probe_comm(void *arg, const struct perf_event_header *h)
+{
+	u64 *when = arg;
+
+	if (h->type == PERF_RECORD_COMM && h->size <= 64)
+		memcpy(when, (const u8 *)h + h->size - 8, 8);
 }
 
 /*
@@ -446,33 +452,14 @@ static int clock_probe_open(struct clock_probe *c)
  */
 static int clock_probe_calibrate(struct clock_probe *c)
 {
-	struct perf_event_mmap_page *pc = c->base;
-	unsigned char *data = (unsigned char *)c->base + c->len / 2;
-	u64 mask = c->len / 2 - 1, head, tail, t1, when = 0;
+	u64 t1, when = 0;
 	char name[17] = "";
 
 	prctl(PR_GET_NAME, name);
 	ioctl(c->fd, PERF_EVENT_IOC_ENABLE, 0);
 	prctl(PR_SET_NAME, name);
 	t1 = record_monotonic_ns();
-	head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-	tail = pc->data_tail;
-	while (tail + sizeof(struct pd_record_header) <= head) {
-		struct pd_record_header h;
-		u8 rec[64];
-
-		for (size_t i = 0; i < sizeof(h); i++)
-			((u8 *)&h)[i] = data[(tail + i) & mask];
-		if (h.size < sizeof(h) || tail + h.size > head)
-			break;
-		if (h.type == PERF_RECORD_COMM && h.size <= sizeof(rec)) {
-			for (size_t i = 0; i < h.size; i++)
-				rec[i] = data[(tail + i) & mask];
-			memcpy(&when, rec + h.size - 8, 8);
-		}
-		tail += h.size;
-	}
-	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
+	ring_buffer_read(&c->ring, clock_probe_comm, &when);
 	if (!when)
 		return -ENODATA;
 	c->offset = (s64)(when - t1);
@@ -493,8 +480,8 @@ u64 record_now(struct record *rec)
 	}
 	now = record_monotonic_ns();
 	/* Again after a second: the two clocks drift apart slowly. */
-	if (!c->failed && (!c->base || now - c->calibrated_at > 1000000000ULL)) {
-		if ((!c->base && clock_probe_open(c)) || clock_probe_calibrate(c)) {
+	if (!c->failed && (!c->ring.base || now - c->calibrated_at > 1000000000ULL)) {
+		if ((!c->ring.base && clock_probe_open(c)) || clock_probe_calibrate(c)) {
 			c->failed = !c->calibrated_at;
 			if (c->failed)
 				debug(1, "cannot relate perf's clock to CLOCK_MONOTONIC");
@@ -506,11 +493,9 @@ u64 record_now(struct record *rec)
 
 static void clock_probe_close(struct clock_probe *c)
 {
-	if (c->base)
-		munmap(c->base, c->len);
+	ring_buffer_unmap(&c->ring);
 	if (c->fd > 0)
 		close(c->fd);
-	c->base = NULL;
 	c->fd = -1;
 }
 
@@ -683,13 +668,13 @@ static bool drain_pass(struct record *rec, bool force)
 	bool complete = true;
 
 	for (int i = 0; i < evl->nr_cpus; i++) {
-		struct ring *r = &evl->rings[i];
+		struct ring_buffer *r = &evl->rings[i];
 		struct block *b;
 		u64 head, len;
 
 		if (!r->base)
 			continue;
-		head = ring_head(r);
+		head = ring_buffer_head(r);
 		if (head == r->tail)
 			continue;
 		len = head - r->tail;
@@ -702,8 +687,8 @@ static bool drain_pass(struct record *rec, bool force)
 			complete = false;
 			continue;
 		}
-		ring_copy(r, head, b->data);
-		ring_consume(r, head);
+		ring_buffer_copy(r, head, b->data);
+		ring_buffer_consume(r, head);
 		b->len = len;
 		b->ring = i;
 		rec->stats.cpu[i].bytes += len;

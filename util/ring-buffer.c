@@ -3,14 +3,17 @@
 #include "config.h"
 
 #include <errno.h>
-#include <linux/perf_event.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "util/ring-buffer.h"
 
-int ring_mmap(struct ring *r, int fd, int cpu, unsigned pages)
+/* A record's size is a u16: the largest one that may wrap. */
+#define RECORD_MAX 65536
+
+int ring_buffer_mmap(struct ring_buffer *r, int fd, int cpu, unsigned pages)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
@@ -32,14 +35,16 @@ int ring_mmap(struct ring *r, int fd, int cpu, unsigned pages)
 	return 0;
 }
 
-void ring_unmap(struct ring *r)
+void ring_buffer_unmap(struct ring_buffer *r)
 {
 	if (r->base)
 		munmap(r->base, r->map_len);
+	free(r->tmp);
 	r->base = NULL;
+	r->tmp = NULL;
 }
 
-uint64_t ring_head(const struct ring *r)
+uint64_t ring_buffer_head(const struct ring_buffer *r)
 {
 	const struct perf_event_mmap_page *pc = r->base;
 
@@ -47,11 +52,11 @@ uint64_t ring_head(const struct ring *r)
 	return __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
 }
 
-void ring_copy(const struct ring *r, uint64_t head, void *dst)
+/* len bytes from position from (from + len <= head) into dst, wrap-around included. */
+static void copy_out(const struct ring_buffer *r, uint64_t from, uint64_t len, void *dst)
 {
 	uint64_t size = r->mask + 1;
-	uint64_t start = r->tail & r->mask;
-	uint64_t len = head - r->tail;
+	uint64_t start = from & r->mask;
 
 	if (start + len > size) {
 		size_t first = size - start;
@@ -63,11 +68,45 @@ void ring_copy(const struct ring *r, uint64_t head, void *dst)
 	}
 }
 
-void ring_consume(struct ring *r, uint64_t head)
+void ring_buffer_copy(const struct ring_buffer *r, uint64_t head, void *dst)
+{
+	copy_out(r, r->tail, head - r->tail, dst);
+}
+
+void ring_buffer_consume(struct ring_buffer *r, uint64_t head)
 {
 	struct perf_event_mmap_page *pc = r->base;
 
 	r->tail = head;
 	/* All reads of the data must be done before the kernel may overwrite it. */
 	__atomic_store_n(&pc->data_tail, head, __ATOMIC_RELEASE);
+}
+
+uint64_t ring_buffer_read(struct ring_buffer *r, ring_buffer_fn fn, void *arg)
+{
+	uint64_t head, tail, n = 0;
+
+	if (!r->base)
+		return 0;
+	head = ring_buffer_head(r);
+	tail = r->tail;
+	while (head - tail >= sizeof(struct perf_event_header)) {
+		const struct perf_event_header *h = (const void *)(r->data + (tail & r->mask));
+		uint64_t sz = h->size;
+
+		/* A header never wraps: records are 8-byte aligned and so is the buffer end. */
+		if (sz < sizeof(*h) || sz > head - tail)
+			break;
+		if ((tail & r->mask) + sz > r->mask + 1) {
+			if (!r->tmp && !(r->tmp = malloc(RECORD_MAX)))
+				break;
+			copy_out(r, tail, sz, r->tmp);
+			h = (const void *)r->tmp;
+		}
+		fn(arg, h);
+		tail += sz;
+		n++;
+	}
+	ring_buffer_consume(r, tail);
+	return n;
 }

@@ -26,6 +26,7 @@
 #include "overhead/collect-internal.h"
 #include "overhead/kallsyms.h"
 #include "util/cpumap.h"
+#include "util/ring-buffer.h"
 #include "tests/tap.h"
 
 #define RATE 4000
@@ -202,7 +203,7 @@ static void run_busy(int nr, int ms)
 
 struct sampler {
 	int fd;
-	struct perf_ring ring;
+	struct ring_buffer ring;
 	u64 samples;
 };
 
@@ -234,7 +235,7 @@ static int open_samplers(struct sampler *s, const int *cpus, int nr)
 		s[i].fd = perf_event_open_fd(&a, -1, cpus[i], -1);
 		if (s[i].fd < 0)
 			return s[i].fd;
-		err = perf_ring_mmap(&s[i].ring, s[i].fd, 64);
+		err = ring_buffer_mmap(&s[i].ring, s[i].fd, -1, 64);
 		if (err)
 			return err;
 	}
@@ -244,7 +245,7 @@ static int open_samplers(struct sampler *s, const int *cpus, int nr)
 static void close_samplers(struct sampler *s, int nr)
 {
 	for (int i = 0; i < nr; i++) {
-		perf_ring_unmap(&s[i].ring);
+		ring_buffer_unmap(&s[i].ring);
 		if (s[i].fd >= 0)
 			close(s[i].fd);
 	}
@@ -345,7 +346,7 @@ static void attempt(struct overhead_collector *c, const char *name, const int *c
 			u64 ns = h->ns - h0->ns;
 			double per = got ? (double)ns / got : 0;
 
-			perf_ring_drain(&s[i].ring, count, &s[i].samples);
+			ring_buffer_read(&s[i].ring, count, &s[i].samples);
 			diag("%s: CPU %d: %llu samples taken in %.0f ms, %llu interrupts counted, "
 			     "%.0f ns of handler per sample, %llu lost", name, cpus[i],
 			     (unsigned long long)s[i].samples, t0 / 1e6, (unsigned long long)got,
