@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "util/event-names.h"
 #include "util/log.h"
 
 /* The body of record h, checked to hold n bytes. */
@@ -298,7 +299,7 @@ static void dump_details(struct report *rep, const struct pd_record_header *h)
 		NEED_BODY(64);
 		memset(&a, 0, sizeof(a));
 		memcpy(&a, b, len < sizeof(a) ? len : sizeof(a));
-		report_attr_name(&a, name, sizeof(name));
+		event_attr_name(&a, name, sizeof(name));
 		printf(": type %u config %#" PRIx64 " (%s)\n", a.type, (u64)a.config, name);
 		return;
 	}

@@ -19,6 +19,7 @@
 #include "report/hist.h"
 #include "report/overhead.h"
 #include "report/report.h"
+#include "util/event-names.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -42,124 +43,7 @@ int report_next(struct report *rep, struct pd_event *ev)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Event names, as perf's evsel__name() builds them from the attr */
-
-static const char *const hw_names[] = {
-    "cycles",
-    "instructions",
-    "cache-references",
-    "cache-misses",
-    "branches",
-    "branch-misses",
-    "bus-cycles",
-    "stalled-cycles-frontend",
-    "stalled-cycles-backend",
-    "ref-cycles",
-};
-
-static const char *const sw_names[] = {
-    "cpu-clock",	"task-clock",	"page-faults",	"context-switches",
-    "cpu-migrations",	"minor-faults", "major-faults", "alignment-faults",
-    "emulation-faults", "dummy",	"bpf-output",	"cgroup-switches",
-};
-
-static const char *const cache_names[] = {
-    "L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node",
-};
-static const char *const cache_ops[] = {"load", "store", "prefetch"};
-static const char *const cache_results[] = {"refs", "misses"};
-
-/* evsel__add_modifiers(): ":u", ":k", ":ppp", ":H", ":G" as the exclusion bits say. */
-static void add_modifiers(const struct perf_event_attr *a, char *buf, size_t len)
-{
-	size_t n = strlen(buf), colon = 0;
-	bool exclude_guest_default = false;
-
-#define MOD(excluded, c)                                                                           \
-	do {                                                                                       \
-		if (!(excluded) && n + 2 < len) {                                                  \
-			if (!colon)                                                                \
-				colon = ++n;                                                       \
-			buf[n++] = (c);                                                            \
-		}                                                                                  \
-	} while (0)
-
-	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
-		MOD(a->exclude_kernel, 'k');
-		MOD(a->exclude_user, 'u');
-		MOD(a->exclude_hv, 'h');
-		exclude_guest_default = true;
-	}
-	if (a->precise_ip) {
-		if (!colon && n + 1 < len)
-			colon = ++n;
-		for (unsigned i = 0; i < a->precise_ip && i < 3 && n + 1 < len; i++)
-			buf[n++] = 'p';
-		exclude_guest_default = true;
-	}
-	if (a->exclude_host || a->exclude_guest == exclude_guest_default) {
-		MOD(a->exclude_host, 'H');
-		MOD(a->exclude_guest, 'G');
-	}
-#undef MOD
-	buf[n] = '\0';
-	if (colon)
-		buf[colon - 1] = ':';
-}
-
-void report_attr_name(const struct perf_event_attr *a, char *buf, size_t len)
-{
-	u64 c = a->config;
-
-	switch (a->type) {
-	case PERF_TYPE_HARDWARE:
-		snprintf(buf, len, "%s",
-			 c < sizeof(hw_names) / sizeof(hw_names[0]) ? hw_names[c]
-								    : "unknown-hardware");
-		break;
-	case PERF_TYPE_SOFTWARE:
-		snprintf(buf, len, "%s",
-			 c < sizeof(sw_names) / sizeof(sw_names[0]) ? sw_names[c]
-								    : "unknown-software");
-		break;
-	case PERF_TYPE_HW_CACHE: {
-		u64 type = c & 0xff, op = (c >> 8) & 0xff, result = (c >> 16) & 0xff;
-
-		if (type >= sizeof(cache_names) / sizeof(cache_names[0]) || op >= 3 || result >= 2)
-			snprintf(buf, len, "invalid-cache");
-		else if (result == 0)
-			snprintf(buf, len, "%s-%s", cache_names[type], cache_ops[op]);
-		else
-			snprintf(buf, len, "%s-%s-%s", cache_names[type], cache_ops[op],
-				 cache_results[result]);
-		break;
-	}
-	case PERF_TYPE_RAW:
-		snprintf(buf, len, "raw %#" PRIx64, (uint64_t)c);
-		break;
-	case PERF_TYPE_BREAKPOINT: {
-		int n = snprintf(buf, len, "mem:%#" PRIx64 ":", (uint64_t)a->bp_addr);
-
-		if (n > 0 && (size_t)n + 4 < len) {
-			if (a->bp_type & 1)
-				buf[n++] = 'r';
-			if (a->bp_type & 2)
-				buf[n++] = 'w';
-			if (a->bp_type & 4)
-				buf[n++] = 'x';
-			buf[n] = '\0';
-		}
-		break;
-	}
-	case PERF_TYPE_TRACEPOINT:
-		snprintf(buf, len, "unknown tracepoint");
-		return;
-	default:
-		snprintf(buf, len, "unknown attr type: %u", a->type);
-		return;
-	}
-	add_modifiers(a, buf, len);
-}
+/* Event names */
 
 const char *report_event_name(struct pd_reader *r, u32 idx, char *buf, size_t len)
 {
@@ -173,7 +57,7 @@ const char *report_event_name(struct pd_reader *r, u32 idx, char *buf, size_t le
 		snprintf(buf, len, "event %u", idx);
 		return buf;
 	}
-	report_attr_name(a, buf, len);
+	event_attr_name(a, buf, len);
 	return buf;
 }
 

@@ -40,9 +40,6 @@ int report_read_error(struct report *rep);
  */
 const char *report_event_name(struct pd_reader *r, u32 idx, char *buf, size_t len);
 
-/* The attr's name built as perf's evsel__name() does, without the file's names. */
-void report_attr_name(const struct perf_event_attr *attr, char *buf, size_t len);
-
 /* The views. Each returns 0, or -1 after printing an error. */
 int report_stats(struct report *rep);
 int report_dump(struct report *rep);
