@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "overhead/event.h"
 #include "overhead/facts.h"
 #include "report/counters-model.h"
 #include "report/counters.h"
@@ -426,17 +427,6 @@ static int read_file(struct counters *c)
 /* A damaged file may name every event: say it of the first few, then count the rest. */
 #define MAX_EVENT_WARNINGS 5
 
-/*
- * prec's own events (prec:overhead, overhead/event.h: a synthetic tracepoint from
- * PD_PREC_EVENT_ID_BASE up): samples that no counter stands behind. Never read, they are no
- * counter of the recording (perf stat report shows them as <not supported>).
- */
-static bool prec_own_event(const struct perf_event_attr *a)
-{
-	return a && a->type == PERF_TYPE_TRACEPOINT && a->config >= PD_PREC_EVENT_ID_BASE &&
-	       a->config <= PD_PREC_EVENT_ID_MAX;
-}
-
 /* All the event's ids are made-up ones: it read another event's counter (man/prec-data.5). */
 static bool made_ids(const struct pd_reader *r, u32 i)
 {
@@ -598,7 +588,11 @@ static void finish(struct counters *c)
 			e->shared = true;
 		}
 		e->made_ids = made_ids(c->rep.r, i);
-		e->hidden = !e->have && prec_own_event(pd_reader_attr(c->rep.r, i));
+		/*
+		 * prec's own events: samples that no counter stands behind. Never read, they are
+		 * no counter of the recording (perf stat report shows them as <not supported>).
+		 */
+		e->hidden = !e->have && attr_is_prec_event(pd_reader_attr(c->rep.r, i));
 		if (e->nr_decreased && ++nr_decreased <= MAX_EVENT_WARNINGS)
 			warning("%s: the readings of %s (event %u) went down in %u interval%s (a "
 				"damaged file?): those intervals count nothing and are left out of "

@@ -89,11 +89,6 @@ static u64 body_u64(const struct pd_record_header *h, size_t off)
 	return h->size >= sizeof(*h) + off + 8 ? pd_get_u64((const u8 *)(h + 1) + off) : 0;
 }
 
-static bool is_overhead_attr(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_TRACEPOINT && a->config == OVERHEAD_EVENT_ID;
-}
-
 struct reading {
 	struct report rep;
 	struct overhead_model *m;
@@ -240,7 +235,7 @@ static int sync_events(struct reading *rd, bool rename)
 		const struct perf_event_attr *a = pd_reader_attr(r, i);
 
 		if (overhead_model_add_event(rd->m, a, report_event_name(r, i, name, sizeof(name)),
-					     is_overhead_attr(a)) < 0)
+					     attr_is_overhead_event(a)) < 0)
 			return error("out of memory");
 	}
 	return 0;
