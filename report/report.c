@@ -19,47 +19,8 @@
 #include "report/hist.h"
 #include "report/overhead.h"
 #include "report/report.h"
-#include "util/event-names.h"
 #include "util/log.h"
 #include "util/xalloc.h"
-
-/* ---------------------------------------------------------------------------------------- */
-/* Reading */
-
-int report_read_error(struct report *rep)
-{
-	return error("%s: %s", rep->path, pd_reader_errmsg(rep->r));
-}
-
-int report_next(struct report *rep, struct pd_event *ev)
-{
-	int ret = pd_reader_next(rep->r, ev);
-
-	if (ret < 0)
-		return report_read_error(rep);
-	if (ret > 0)
-		rep->nr_records++;
-	return ret;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Event names */
-
-const char *report_event_name(struct pd_reader *r, u32 idx, char *buf, size_t len)
-{
-	const char *name = pd_reader_attr_name(r, idx);
-	const struct perf_event_attr *a;
-
-	if (name)
-		return name;
-	a = pd_reader_attr(r, idx);
-	if (!a) {
-		snprintf(buf, len, "event %u", idx);
-		return buf;
-	}
-	event_attr_name(a, buf, len);
-	return buf;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Options */
@@ -295,41 +256,6 @@ static bool parse_call_graph(struct report_opts *o, const char *arg)
 	return ok;
 }
 
-/* The file was not finished, or was cut: say how much was read. */
-static int report_recovery(struct report *rep)
-{
-	const struct pd_file_header *h = pd_reader_header(rep->r);
-	u64 bytes = pd_reader_data_read(rep->r);
-	u64 start = pd_reader_is_pipe(rep->r) ? sizeof(struct pd_pipe_file_header) : h->data.offset;
-	const char *name = strcmp(rep->path, "-") ? rep->path : "stdin";
-
-	if (!pd_reader_recovered(rep->r))
-		return 0;
-	if (pd_reader_is_pipe(rep->r) || h->data.size == 0) {
-		warning("%s was not finished by its writer; read %" PRIu64 " records (%" PRIu64
-			" bytes) up to offset %#" PRIx64,
-			name, rep->nr_records, bytes, start + bytes);
-		return 0;
-	}
-	/* The header says how long the data is, and the file is shorter: it was cut. */
-	return error("%s: the file is cut short: its data section should end at %#" PRIx64
-		     " but the file is %#" PRIx64 " bytes; read %" PRIu64 " records (%" PRIu64
-		     " bytes) up to offset %#" PRIx64,
-		     name, h->data.offset + h->data.size, pd_reader_file_size(rep->r),
-		     rep->nr_records, bytes, start + bytes);
-}
-
-/* Count the records of a file that a view did not read, for the recovery message. */
-static int count_records(struct report *rep)
-{
-	struct pd_event ev;
-	int ret;
-
-	while ((ret = report_next(rep, &ev)) > 0)
-		;
-	return ret;
-}
-
 /* Every attr records the CPU: --cpu needs it (perf refuses -C otherwise). */
 static bool file_has_cpu(struct pd_reader *r)
 {
@@ -400,7 +326,7 @@ int cmd_report(int argc, char **argv)
 	bool intervals = false, overhead_only = false, counters = false;
 	double budget = 2.0, fail_above = -1.0;
 	struct stat st;
-	int c, ret, err, views;
+	int c, ret, views;
 
 	o.keys[0] = SORT_COMM;
 	o.keys[1] = SORT_DSO;
@@ -588,14 +514,7 @@ int cmd_report(int argc, char **argv)
 		return report_overhead(&oo);
 	}
 
-	rep.path = input;
-	err = pd_reader_open(&rep.r, input);
-	if (err) {
-		if (rep.r)
-			error("%s: %s", input, pd_reader_errmsg(rep.r));
-		else
-			error("%s: %s", input, strerror(-err));
-		pd_reader_close(rep.r);
+	if (report_open(&rep, input)) {
 		opts_free(&o);
 		return 1;
 	}
@@ -608,21 +527,9 @@ int cmd_report(int argc, char **argv)
 		ret = report_dump(&rep);
 	else
 		ret = report_profile(&rep, &o);
-	fflush(stdout);
-
-	/* --header-only reads no records in file mode: count them for the recovery message. */
-	if (!ret && header_only && pd_reader_recovered(rep.r) && !pd_reader_is_pipe(rep.r))
-		ret = count_records(&rep);
-	if (!ret && report_recovery(&rep))
-		ret = -1;
-	if (ferror(stdout))
-		ret = error("%s: writing the report: %s", input, strerror(errno));
-	if (!ret && rep.note)
-		note("%s", rep.note);
-	free(rep.note);
-	pd_reader_close(rep.r);
+	ret = report_close(&rep, ret ? 1 : 0);
 	opts_free(&o);
-	return ret ? 1 : 0;
+	return ret;
 
 usage:
 	opts_free(&o);
