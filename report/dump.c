@@ -416,7 +416,7 @@ static void dump_details(struct report *rep, const struct pd_record_header *h)
 	printf("\n");
 }
 
-int report_dump(struct report *rep)
+int report_dump(struct report *rep, const struct report_opts *o)
 {
 	struct pd_event ev;
 	struct pd_sample s;
@@ -424,7 +424,7 @@ int report_dump(struct report *rep)
 
 	printf("# prec report -D: every record of %s in file order; records that came out of a "
 	       "COMPRESSED record show its offset\n#\n",
-	       strcmp(rep->path, "-") ? rep->path : "stdin");
+	       rep->name);
 	while ((ret = report_next(rep, &ev)) > 0) {
 		const struct pd_record_header *h = ev.header;
 		const char *name = pd_record_type_name(h->type);
@@ -441,8 +441,10 @@ int report_dump(struct report *rep)
 				       pd_reader_errmsg(rep->r));
 				continue;
 			}
-			if (ret)
-				return report_read_error(rep);
+			if (ret) {
+				report_read_error(rep);
+				return 1;
+			}
 			if (s.sample_type & PERF_SAMPLE_TIME)
 				time = s.time;
 		}
@@ -463,5 +465,5 @@ int report_dump(struct report *rep)
 			printf("\n");
 		}
 	}
-	return ret < 0 ? -1 : 0;
+	return ret < 0 ? 1 : 0;
 }

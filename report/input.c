@@ -20,6 +20,7 @@ int report_open(struct report *rep, const char *path)
 
 	memset(rep, 0, sizeof(*rep));
 	rep->path = path;
+	rep->name = strcmp(path, "-") ? path : "stdin";
 	err = pd_reader_open(&rep->r, path);
 	if (err) {
 		if (rep->r)
@@ -71,21 +72,20 @@ static int report_recovery(struct report *rep)
 	const struct pd_file_header *h = pd_reader_header(rep->r);
 	u64 bytes = pd_reader_data_read(rep->r);
 	u64 start = pd_reader_is_pipe(rep->r) ? sizeof(struct pd_pipe_file_header) : h->data.offset;
-	const char *name = strcmp(rep->path, "-") ? rep->path : "stdin";
 
 	if (!pd_reader_recovered(rep->r))
 		return 0;
 	if (pd_reader_is_pipe(rep->r) || h->data.size == 0) {
 		warning("%s was not finished by its writer; read %" PRIu64 " records (%" PRIu64
 			" bytes) up to offset %#" PRIx64,
-			name, rep->nr_records, bytes, start + bytes);
+			rep->name, rep->nr_records, bytes, start + bytes);
 		return 0;
 	}
 	/* The header says how long the data is, and the file is shorter: it was cut. */
 	return error("%s: the file is cut short: its data section should end at %#" PRIx64
 		     " but the file is %#" PRIx64 " bytes; read %" PRIu64 " records (%" PRIu64
 		     " bytes) up to offset %#" PRIx64,
-		     name, h->data.offset + h->data.size, pd_reader_file_size(rep->r),
+		     rep->name, h->data.offset + h->data.size, pd_reader_file_size(rep->r),
 		     rep->nr_records, bytes, start + bytes);
 }
 
@@ -110,7 +110,7 @@ int report_close(struct report *rep, int status)
 	if (status != 1 && report_recovery(rep))
 		status = 1;
 	if (ferror(stdout)) {
-		error("%s: writing the report: %s", rep->path, strerror(errno));
+		error("%s: writing the report: %s", rep->name, strerror(errno));
 		status = 1;
 	}
 	if (status != 1 && rep->note)
