@@ -18,7 +18,7 @@ struct report {
 	const char *name; /* for messages: the path, or "stdin" */
 	struct pd_reader *r;
 	u64 nr_records; /* records handed out so far, those decompressed included */
-	char *note;	/* said on stderr (unless -q) when the whole file was read */
+	char *note;	/* said on stderr (unless -q) by report_close() unless the view failed */
 };
 
 /**
