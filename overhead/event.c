@@ -92,6 +92,27 @@ enum overhead_type overhead_type_parse(const char *s)
 }
 
 /**
+ * attr_is_prec_event - whether attr is one of prec's own synthetic events.
+ *
+ * Return: true for a tracepoint with an id in prec's range, false otherwise and for NULL.
+ */
+bool attr_is_prec_event(const struct perf_event_attr *attr)
+{
+	return attr && attr->type == PERF_TYPE_TRACEPOINT &&
+	       attr->config >= PD_PREC_EVENT_ID_BASE && attr->config <= PD_PREC_EVENT_ID_MAX;
+}
+
+/**
+ * attr_is_overhead_event - whether attr is prec:overhead.
+ *
+ * Return: true for prec:overhead, false otherwise and for NULL.
+ */
+bool attr_is_overhead_event(const struct perf_event_attr *attr)
+{
+	return attr && attr->type == PERF_TYPE_TRACEPOINT && attr->config == OVERHEAD_EVENT_ID;
+}
+
+/**
  * overhead_record_encode - append the raw payload of one prec:overhead sample to raw.
  * @pid: the common_pid field
  *

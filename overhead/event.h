@@ -30,6 +30,23 @@
 #define OVERHEAD_EVENT "overhead"
 #define OVERHEAD_EVENT_ID PD_PREC_EVENT_ID_BASE
 
+/**
+ * attr_is_prec_event - whether attr is one of prec's own synthetic events (prec:overhead and any
+ * that come after it): a tracepoint with an id from PD_PREC_EVENT_ID_BASE to
+ * PD_PREC_EVENT_ID_MAX. No counter and no workload stand behind their samples.
+ *
+ * Return: true for such an attr, false for any other and for NULL.
+ */
+bool attr_is_prec_event(const struct perf_event_attr *attr);
+
+/**
+ * attr_is_overhead_event - whether attr is prec:overhead, whose samples carry the records
+ * overhead_record_decode() reads.
+ *
+ * Return: true for prec:overhead, false for any other attr and for NULL.
+ */
+bool attr_is_overhead_event(const struct perf_event_attr *attr);
+
 enum overhead_estimated {
 	OVERHEAD_MEASURED = 0,
 	OVERHEAD_ESTIMATED = 1,

@@ -35,6 +35,7 @@
 
 #include "record/parse-events.h"
 #include "record/pmu.h"
+#include "util/event-names.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -222,49 +223,40 @@ static int parse_raw(const char *word, __u64 *v)
 /* the generic hardware and software events, and perf stat's tool events */
 
 struct symbol {
-	const char *name;
+	const char *name; /* the spelling that matched */
 	__u32 type;
 	__u64 config;
 };
 
-static const struct symbol symbols[] = {
-    {"cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
-    {"cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES},
-    {"stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
-    {"idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND},
-    {"stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
-    {"idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND},
-    {"instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS},
-    {"cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES},
-    {"cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES},
-    {"branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-    {"branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS},
-    {"branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES},
-    {"bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES},
-    {"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
-    {"cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK},
-    {"task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK},
-    {"page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
-    {"faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS},
-    {"minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN},
-    {"major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ},
-    {"context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
-    {"cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES},
-    {"cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
-    {"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
-    {"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS},
-    {"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS},
-    {"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY},
-    {"bpf-output", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT},
-    {"cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES},
-};
-
-static const struct symbol *find_symbol(const char *word)
+/* The row of table that spells word exactly, with *name its spelling there; -1 when none does. */
+static int find_spelling(const char *const (*table)[EVENT_NAME_ALIASES], int rows, const char *word,
+			 const char **name)
 {
-	for (size_t i = 0; i < sizeof(symbols) / sizeof(symbols[0]); i++)
-		if (!strcmp(symbols[i].name, word))
-			return &symbols[i];
-	return NULL;
+	for (int i = 0; i < rows; i++)
+		for (int j = 0; j < EVENT_NAME_ALIASES && table[i][j]; j++)
+			if (!strcmp(table[i][j], word)) {
+				*name = table[i][j];
+				return i;
+			}
+	return -1;
+}
+
+/* The generic event a word names (util/event-names.c); sym may be NULL. */
+static bool find_symbol(const char *word, struct symbol *sym)
+{
+	struct symbol s = {NULL, PERF_TYPE_HARDWARE, 0};
+	int i = find_spelling(event_hw_names, EVENT_HW_NAMES, word, &s.name);
+
+	if (i < 0) {
+		s.type = PERF_TYPE_SOFTWARE;
+		i = find_spelling(event_sw_names, EVENT_SW_NAMES, word, &s.name);
+	}
+	if (i < 0)
+		return false;
+	s.config = (__u64)i;
+	if (sym)
+		*sym = s;
+	return true;
 }
 
 static bool is_tool_event(const char *word)
@@ -275,28 +267,6 @@ static bool is_tool_event(const char *word)
 
 /* ---------------------------------------------------------------------------------------- */
 /* hardware cache events: type[-op][-result], with perf's spellings */
-
-#define CACHE_ALIASES 5
-static const char *const cache_types[PERF_COUNT_HW_CACHE_MAX][CACHE_ALIASES] = {
-    {"L1-dcache", "l1-d", "l1d", "L1-data"},
-    {"L1-icache", "l1-i", "l1i", "L1-instruction"},
-    {"LLC", "L2"},
-    {"dTLB", "d-tlb", "Data-TLB"},
-    {"iTLB", "i-tlb", "Instruction-TLB"},
-    {"branch", "branches", "bpu", "btb", "bpc"},
-    {"node"},
-};
-
-static const char *const cache_ops[PERF_COUNT_HW_CACHE_OP_MAX][CACHE_ALIASES] = {
-    {"load", "loads", "read"},
-    {"store", "stores", "write"},
-    {"prefetch", "prefetches", "speculative-read", "speculative-load"},
-};
-
-static const char *const cache_results[PERF_COUNT_HW_CACHE_RESULT_MAX][CACHE_ALIASES] = {
-    {"refs", "Reference", "ops", "access"},
-    {"misses", "miss"},
-};
 
 #define OP_BIT(x) (1u << PERF_COUNT_HW_CACHE_OP_##x)
 /* Which operations each cache has, as perf's evsel__is_cache_op_valid() allows them. */
@@ -310,19 +280,17 @@ static const unsigned int cache_ops_valid[PERF_COUNT_HW_CACHE_MAX] = {
     [PERF_COUNT_HW_CACHE_NODE] = OP_BIT(READ) | OP_BIT(WRITE) | OP_BIT(PREFETCH),
 };
 
-static const char *const op_words[] = {"load", "store", "prefetch"};
-
 /*
- * The longest spelling in table (rows of CACHE_ALIASES) that starts word and ends at a '-' or at
- * its end, as perf's lexer splits the words. Return: the row, or -1; *len its length.
+ * The longest spelling in table (rows of EVENT_NAME_ALIASES) that starts word and ends at a '-'
+ * or at its end, as perf's lexer splits the words. Return: the row, or -1; *len its length.
  */
-static int match_word(const char *word, const char *const (*table)[CACHE_ALIASES], int rows,
+static int match_word(const char *word, const char *const (*table)[EVENT_NAME_ALIASES], int rows,
 		      int *len)
 {
 	int best = -1, best_len = 0;
 
 	for (int i = 0; i < rows; i++) {
-		for (int j = 0; j < CACHE_ALIASES && table[i][j]; j++) {
+		for (int j = 0; j < EVENT_NAME_ALIASES && table[i][j]; j++) {
 			int n = strlen(table[i][j]);
 
 			if (n > best_len && !strncmp(word, table[i][j], n) &&
@@ -344,7 +312,7 @@ static int parse_cache(struct pstate *ps, const char *word, int pos, __u64 *conf
 {
 	int type, op = -1, result = -1, len, off;
 
-	type = match_word(word, cache_types, PERF_COUNT_HW_CACHE_MAX, &len);
+	type = match_word(word, event_cache_types, PERF_COUNT_HW_CACHE_MAX, &len);
 	if (type < 0)
 		return 0;
 	off = len;
@@ -353,14 +321,14 @@ static int parse_cache(struct pstate *ps, const char *word, int pos, __u64 *conf
 		const char *w = word + off + 1;
 		int o, r, olen, rlen;
 
-		o = match_word(w, cache_ops, PERF_COUNT_HW_CACHE_OP_MAX, &olen);
-		r = match_word(w, cache_results, PERF_COUNT_HW_CACHE_RESULT_MAX, &rlen);
+		o = match_word(w, event_cache_ops, PERF_COUNT_HW_CACHE_OP_MAX, &olen);
+		r = match_word(w, event_cache_results, PERF_COUNT_HW_CACHE_RESULT_MAX, &rlen);
 		if (o < 0 && r < 0)
 			return 0;
 		if (o >= 0 && op < 0) {
 			if (!(cache_ops_valid[type] & (1u << o)))
 				return fail(ps, pos + off + 1, "the %.*s cache has no %s operation",
-					    len, word, op_words[o]);
+					    len, word, event_cache_ops[o][0]);
 			op = o;
 		} else if (r >= 0 && result < 0) {
 			result = r;
@@ -571,7 +539,7 @@ static int add_pmu_event(struct pstate *ps, const struct pmu *pmu, const struct 
 {
 	struct terms alias_terms = {0};
 	const struct term **list = NULL;
-	const struct symbol *hw = NULL;
+	struct symbol hw = {0}, sym;
 	bool *common = NULL;
 	int nr = 0, idx = -1;
 	char valid[400];
@@ -618,9 +586,9 @@ static int add_pmu_event(struct pstate *ps, const struct pmu *pmu, const struct 
 			continue;
 		}
 		if (!t->val && pmu->is_core && !pmu_find_format(pmu, t->key) &&
-		    find_symbol(t->key) && find_symbol(t->key)->type == PERF_TYPE_HARDWARE) {
+		    find_symbol(t->key, &sym) && sym.type == PERF_TYPE_HARDWARE) {
 			/* cpu/cycles/: the generic event, as perf 6.3 and later read it */
-			hw = find_symbol(t->key);
+			hw = sym;
 			continue;
 		}
 		list = xrealloc(list, (nr + 1) * sizeof(*list));
@@ -691,9 +659,9 @@ static int add_pmu_event(struct pstate *ps, const struct pmu *pmu, const struct 
 			     (unsigned long long)pmu_format_max(f));
 			goto out;
 		}
-		if (hw) {
+		if (hw.name) {
 			fail(ps, t->kpos, "'%s' cannot be combined with the generic event '%s'",
-			     t->key, hw->name);
+			     t->key, hw.name);
 			goto out;
 		}
 		word = f->field == 0   ? &ps->ev[idx].attr.config
@@ -701,9 +669,9 @@ static int add_pmu_event(struct pstate *ps, const struct pmu *pmu, const struct 
 				       : &ps->ev[idx].attr.config2;
 		*word |= pmu_format_spread(f, t->num);
 	}
-	if (hw) {
+	if (hw.name) {
 		ps->ev[idx].attr.type = PERF_TYPE_HARDWARE;
-		ps->ev[idx].attr.config = hw->config;
+		ps->ev[idx].attr.config = hw.config;
 		ps->ev[idx].hardware = true;
 	}
 	ret = 0;
@@ -1177,12 +1145,12 @@ static bool is_bpf_file(const char *word)
  */
 static int add_word(struct pstate *ps, const char *word, int pos, const struct terms *ts)
 {
-	const struct symbol *sym = find_symbol(word);
+	struct symbol sym;
 	int first = ps->nr, r;
 	__u64 config = 0;
 
-	if (sym) {
-		add_symbol(ps, sym);
+	if (find_symbol(word, &sym)) {
+		add_symbol(ps, &sym);
 	} else if (is_tool_event(word)) {
 		return fail(ps, pos, "'%s' is a perf stat tool event: it cannot be recorded", word);
 	} else if ((r = parse_cache(ps, word, pos, &config)) != 0) {
@@ -1349,8 +1317,8 @@ static int add_slash_event(struct pstate *ps, int ts, int slash, int close, int 
 		ret = r < 0 ? -1 : 0;
 		goto out;
 	}
-	if (find_symbol(head) || is_tool_event(head) || parse_raw(head, &(__u64){0}) ||
-	    match_word(head, cache_types, PERF_COUNT_HW_CACHE_MAX, &r) >= 0) {
+	if (find_symbol(head, NULL) || is_tool_event(head) || parse_raw(head, &(__u64){0}) ||
+	    match_word(head, event_cache_types, PERF_COUNT_HW_CACHE_MAX, &r) >= 0) {
 		r = add_word(ps, head, ts, &terms);
 		if (r == 0)
 			fail(ps, ts, "unknown event '%s'", head);
@@ -1425,8 +1393,8 @@ static int add_plain_event(struct pstate *ps, int ts, int te, struct span *mods)
 		trim(s, &ma, &mb);
 		/* word:mods, unless word:mods is an existing tracepoint such as probe:u */
 		if (is_modifier_text(s, ma, mb) &&
-		    (find_symbol(a) || is_tool_event(a) || parse_raw(a, &(__u64){0}) ||
-		     match_word(a, cache_types, PERF_COUNT_HW_CACHE_MAX, &r) >= 0 || !*b ||
+		    (find_symbol(a, NULL) || is_tool_event(a) || parse_raw(a, &(__u64){0}) ||
+		     match_word(a, event_cache_types, PERF_COUNT_HW_CACHE_MAX, &r) >= 0 || !*b ||
 		     !tracepoint_exists(a, b))) {
 			mods->pos = ma;
 			mods->len = mb - ma;
@@ -1436,7 +1404,7 @@ static int add_plain_event(struct pstate *ps, int ts, int te, struct span *mods)
 			ret = r > 0 ? 0 : -1;
 			goto out;
 		}
-		if (find_symbol(a) || is_tool_event(a) || parse_raw(a, &(__u64){0})) {
+		if (find_symbol(a, NULL) || is_tool_event(a) || parse_raw(a, &(__u64){0})) {
 			check_modifiers(ps, ma, mb - ma);
 			goto out;
 		}

@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "overhead/event.h"
 #include "overhead/facts.h"
 #include "report/counters-model.h"
-#include "report/counters.h"
 #include "report/report.h"
 #include "util/json.h"
 #include "util/hash.h"
@@ -68,7 +68,7 @@ struct cev {
 };
 
 struct counters {
-	struct report rep;
+	struct report *rep;
 	const char *name; /* the file, for messages ("stdin" for -) */
 	struct cev *ev;
 	u32 nr_ev;
@@ -293,12 +293,12 @@ static void read_stat(struct counters *c, const struct pd_record_header *h)
 	b.ena = pd_get_u64((const u8 *)(h + 1) + 24);
 	b.run = pd_get_u64((const u8 *)(h + 1) + 32);
 	c->nr_stat++;
-	idx = pd_reader_attr_by_id(c->rep.r, b.id);
+	idx = pd_reader_attr_by_id(c->rep->r, b.id);
 	if (idx < 0) {
 		c->unknown_ids++;
 		return;
 	}
-	grow_events(c, pd_reader_nr_attrs(c->rep.r));
+	grow_events(c, pd_reader_nr_attrs(c->rep->r));
 	if ((u32)idx >= c->nr_ev) {
 		c->unknown_ids++;
 		return;
@@ -349,7 +349,7 @@ static void read_stat_config(struct counters *c, const struct pd_record_header *
 
 static int read_file(struct counters *c)
 {
-	struct pd_reader *r = c->rep.r;
+	struct pd_reader *r = c->rep->r;
 	const void *facts;
 	struct pd_event ev;
 	char why[256];
@@ -368,7 +368,7 @@ static int read_file(struct counters *c)
 	}
 	c->scale = 1;
 	grow_events(c, pd_reader_nr_attrs(r));
-	while ((ret = report_next(&c->rep, &ev)) > 0) {
+	while ((ret = report_next(c->rep, &ev)) > 0) {
 		const struct pd_record_header *h = ev.header;
 
 		switch (h->type) {
@@ -403,10 +403,6 @@ static int read_file(struct counters *c)
 	grow_events(c, pd_reader_nr_attrs(r));
 	if (c->stat_since_round)
 		close_interval(c, c->last_time, true);
-	if (pd_reader_recovered(r))
-		warning("%s was not finished by its writer; read %" PRIu64 " records: the readings "
-			"stop there",
-			c->name, c->rep.nr_records);
 	if (c->unknown_ids)
 		warning("%s: %" PRIu64 " counter reading%s an id no event has; %s left out",
 			c->name, c->unknown_ids, c->unknown_ids == 1 ? " names" : "s name",
@@ -425,17 +421,6 @@ static int read_file(struct counters *c)
 
 /* A damaged file may name every event: say it of the first few, then count the rest. */
 #define MAX_EVENT_WARNINGS 5
-
-/*
- * prec's own events (prec:overhead, overhead/event.h: a synthetic tracepoint from
- * PD_PREC_EVENT_ID_BASE up): samples that no counter stands behind. Never read, they are no
- * counter of the recording (perf stat report shows them as <not supported>).
- */
-static bool prec_own_event(const struct perf_event_attr *a)
-{
-	return a && a->type == PERF_TYPE_TRACEPOINT && a->config >= PD_PREC_EVENT_ID_BASE &&
-	       a->config <= PD_PREC_EVENT_ID_MAX;
-}
 
 /* All the event's ids are made-up ones: it read another event's counter (man/prec-data.5). */
 static bool made_ids(const struct pd_reader *r, u32 i)
@@ -471,7 +456,7 @@ static u64 exclusions(const struct perf_event_attr *a)
 
 static u64 owner_hash(const struct counters *c, u32 i, bool readings)
 {
-	const struct perf_event_attr *a = pd_reader_attr(c->rep.r, i);
+	const struct perf_event_attr *a = pd_reader_attr(c->rep->r, i);
 	u64 h = hash_mix64(a->type ^ a->config * 0x9e3779b97f4a7c15ULL);
 
 	h = hash_mix64(h ^ a->config1) ^ hash_mix64(a->config2 + exclusions(a));
@@ -483,8 +468,8 @@ static u64 owner_hash(const struct counters *c, u32 i, bool readings)
 
 static bool owner_eq(const struct counters *c, u32 i, u32 j, bool readings)
 {
-	const struct perf_event_attr *a = pd_reader_attr(c->rep.r, i);
-	const struct perf_event_attr *b = pd_reader_attr(c->rep.r, j);
+	const struct perf_event_attr *a = pd_reader_attr(c->rep->r, i);
+	const struct perf_event_attr *b = pd_reader_attr(c->rep->r, j);
 	const struct cev *x = &c->ev[i], *y = &c->ev[j];
 
 	if (a->type != b->type || a->config != b->config || a->config1 != b->config1 ||
@@ -548,7 +533,7 @@ static void find_owners(struct counters *c)
 	by_attr.cap = by_readings.cap = cap;
 	/* In file order: an event is looked up among the events before it only. */
 	for (u32 i = 0; i < c->nr_ev; i++) {
-		const struct perf_event_attr *a = pd_reader_attr(c->rep.r, i);
+		const struct perf_event_attr *a = pd_reader_attr(c->rep->r, i);
 		struct cev *e = &c->ev[i];
 		u32 nr = 0;
 
@@ -564,7 +549,7 @@ static void find_owners(struct counters *c)
 			continue;
 		}
 		if (!e->made_ids && !e->shared && !a->freq && !a->sample_period &&
-		    pd_reader_attr_ids(c->rep.r, i, &nr) && nr) {
+		    pd_reader_attr_ids(c->rep->r, i, &nr) && nr) {
 			owner_put(c, &by_attr, i, false);
 			owner_put(c, &by_readings, i, true);
 		}
@@ -589,7 +574,7 @@ static void finish(struct counters *c)
 		char buf[256];
 
 		snprintf(e->name, sizeof(e->name), "%s",
-			 report_event_name(c->rep.r, i, buf, sizeof(buf)));
+			 report_event_name(c->rep->r, i, buf, sizeof(buf)));
 		cm_estimate(&e->total, e->have, &e->rates, &e->est);
 		fe = c->have_facts ? overhead_facts_find_event(&c->facts, i) : NULL;
 		if (fe && fe->shared_with >= 0 && (u32)fe->shared_with < c->nr_ev &&
@@ -597,8 +582,12 @@ static void finish(struct counters *c)
 			e->shared_with = fe->shared_with;
 			e->shared = true;
 		}
-		e->made_ids = made_ids(c->rep.r, i);
-		e->hidden = !e->have && prec_own_event(pd_reader_attr(c->rep.r, i));
+		e->made_ids = made_ids(c->rep->r, i);
+		/*
+		 * prec's own events: samples that no counter stands behind. Never read, they are
+		 * no counter of the recording (perf stat report shows them as <not supported>).
+		 */
+		e->hidden = !e->have && attr_is_prec_event(pd_reader_attr(c->rep->r, i));
 		if (e->nr_decreased && ++nr_decreased <= MAX_EVENT_WARNINGS)
 			warning("%s: the readings of %s (event %u) went down in %u interval%s (a "
 				"damaged file?): those intervals count nothing and are left out of "
@@ -637,7 +626,7 @@ static void finish(struct counters *c)
 /* The unit of an event's count: the software clocks count ns. */
 static const char *unit_of(struct counters *c, u32 idx)
 {
-	const struct perf_event_attr *a = pd_reader_attr(c->rep.r, idx);
+	const struct perf_event_attr *a = pd_reader_attr(c->rep->r, idx);
 
 	if (a && perf_attr_is_hrtimer(a))
 		return "ns";
@@ -1040,30 +1029,17 @@ static void counters_free(struct counters *c)
 	free(c->live);
 	if (c->have_facts)
 		overhead_facts_release(&c->facts);
-	pd_reader_close(c->rep.r);
 }
 
-/**
- * report_counters - print the counter readings of a file.
- *
- * Return: 0, or 1 when the file cannot be read or has no readings.
- */
-int report_counters(const struct counters_report_opts *o)
+/* The view: read the readings, work out what they mean, print. */
+int report_counters(struct report *rep, const struct report_opts *o)
 {
 	struct counters c;
-	int err, ret = 1;
+	int ret = 1;
 
 	memset(&c, 0, sizeof(c));
-	c.rep.path = o->input;
-	c.name = strcmp(o->input, "-") ? o->input : "stdin";
-	err = pd_reader_open(&c.rep.r, o->input);
-	if (err) {
-		if (c.rep.r)
-			error("%s: %s", o->input, pd_reader_errmsg(c.rep.r));
-		else
-			error("%s: %s", o->input, strerror(-err));
-		goto out;
-	}
+	c.rep = rep;
+	c.name = rep->name;
 	if (read_file(&c))
 		goto out;
 	if (!c.nr_stat) {
@@ -1077,11 +1053,6 @@ int report_counters(const struct counters_report_opts *o)
 		print_json(&c);
 	else
 		print_text(&c, o->intervals);
-	fflush(stdout);
-	if (ferror(stdout)) {
-		error("%s: writing the report: %s", c.name, strerror(errno));
-		goto out;
-	}
 	ret = 0;
 out:
 	counters_free(&c);

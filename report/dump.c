@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "util/event-names.h"
 #include "util/log.h"
 
 /* The body of record h, checked to hold n bytes. */
@@ -298,7 +299,7 @@ static void dump_details(struct report *rep, const struct pd_record_header *h)
 		NEED_BODY(64);
 		memset(&a, 0, sizeof(a));
 		memcpy(&a, b, len < sizeof(a) ? len : sizeof(a));
-		report_attr_name(&a, name, sizeof(name));
+		event_attr_name(&a, name, sizeof(name));
 		printf(": type %u config %#" PRIx64 " (%s)\n", a.type, (u64)a.config, name);
 		return;
 	}
@@ -415,7 +416,7 @@ static void dump_details(struct report *rep, const struct pd_record_header *h)
 	printf("\n");
 }
 
-int report_dump(struct report *rep)
+int report_dump(struct report *rep, const struct report_opts *o)
 {
 	struct pd_event ev;
 	struct pd_sample s;
@@ -423,7 +424,7 @@ int report_dump(struct report *rep)
 
 	printf("# prec report -D: every record of %s in file order; records that came out of a "
 	       "COMPRESSED record show its offset\n#\n",
-	       strcmp(rep->path, "-") ? rep->path : "stdin");
+	       rep->name);
 	while ((ret = report_next(rep, &ev)) > 0) {
 		const struct pd_record_header *h = ev.header;
 		const char *name = pd_record_type_name(h->type);
@@ -440,8 +441,10 @@ int report_dump(struct report *rep)
 				       pd_reader_errmsg(rep->r));
 				continue;
 			}
-			if (ret)
-				return report_read_error(rep);
+			if (ret) {
+				report_read_error(rep);
+				return 1;
+			}
 			if (s.sample_type & PERF_SAMPLE_TIME)
 				time = s.time;
 		}
@@ -462,5 +465,5 @@ int report_dump(struct report *rep)
 			printf("\n");
 		}
 	}
-	return ret < 0 ? -1 : 0;
+	return ret < 0 ? 1 : 0;
 }

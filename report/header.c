@@ -712,7 +712,7 @@ static void print_feature(struct report *rep, unsigned bit)
 		       pl.len);
 }
 
-int report_header(struct report *rep)
+int report_header(struct report *rep, const struct report_opts *o)
 {
 	const struct pd_file_header *h = pd_reader_header(rep->r);
 	struct pd_event ev;
@@ -724,7 +724,7 @@ int report_header(struct report *rep)
 		while ((ret = report_next(rep, &ev)) > 0)
 			;
 		if (ret < 0)
-			return -1;
+			return 1;
 	}
 
 	printf("# ========\n");

@@ -16,50 +16,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "report/report.h"
 #include "report/session.h"
-#include "util/cpumap.h"
-
-enum sort_key {
-	SORT_COMM,
-	SORT_PID, /* perf's "pid": the thread, shown as tid:comm */
-	SORT_TID,
-	SORT_DSO,
-	SORT_SYM,
-	SORT_CPU,
-};
-
-#define SORT_MAX 8
-
-enum chain_mode {
-	CHAIN_NONE,
-	CHAIN_GRAPH,   /* percentages of the event's total (perf's graph) */
-	CHAIN_FRACTAL, /* percentages of the parent (perf's fractal) */
-	CHAIN_FLAT,
-};
-
-struct report_opts {
-	const char *input;
-	enum sort_key keys[SORT_MAX];
-	u32 nr_keys;
-	bool sort_given; /* --sort was given (perf hides a chain's first entry for sym...) */
-	char **comms;	 /* --comm */
-	u32 nr_comms;
-	int *pids, *tids; /* --pid, --tid */
-	u32 nr_pids, nr_tids;
-	struct cpu_map cpus; /* --cpu */
-	bool cpu_filter;
-	enum chain_mode chain_mode;
-	bool chain_mode_given; /* -g given (none included) */
-	bool caller;	       /* -g caller: root first */
-	bool order_given;      /* -g caller or callee was given (--children defaults to caller) */
-	double chain_min;      /* percent, 0.5 by default */
-	double percent_limit;  /* --percent-limit */
-	bool json;
-	bool folded;
-	bool row_by_cpu, row_by_tid; /* set by profile_run(): rows differ by CPU, by thread */
-	bool children; /* --children: rows also count the samples whose call chains pass them */
-	const char *flamegraph; /* --flamegraph FILE */
-};
 
 /* A row. */
 struct hist_entry {

@@ -17,7 +17,6 @@
 
 #include "overhead/event.h"
 #include "overhead/model.h"
-#include "report/overhead.h"
 #include "report/report.h"
 #include "util/json.h"
 #include "util/log.h"
@@ -59,7 +58,7 @@ static int cmp_cost(const void *a, const void *b)
 }
 
 struct view {
-	const struct overhead_report_opts *o;
+	const struct report_opts *o;
 	struct overhead_model *m;
 	const struct om_cost **costs; /* sorted */
 	u32 nr_costs;
@@ -89,13 +88,8 @@ static u64 body_u64(const struct pd_record_header *h, size_t off)
 	return h->size >= sizeof(*h) + off + 8 ? pd_get_u64((const u8 *)(h + 1) + off) : 0;
 }
 
-static bool is_overhead_attr(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_TRACEPOINT && a->config == OVERHEAD_EVENT_ID;
-}
-
 struct reading {
-	struct report rep;
+	struct report *rep;
 	struct overhead_model *m;
 	u64 bad; /* prec:overhead samples that did not decode */
 	const char *bad_why;
@@ -103,14 +97,14 @@ struct reading {
 
 static void read_values(struct reading *rd, int idx, const struct pd_sample *s)
 {
-	const struct perf_event_attr *a = pd_reader_attr(rd->rep.r, (u32)idx);
+	const struct perf_event_attr *a = pd_reader_attr(rd->rep->r, (u32)idx);
 	u64 need = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 
 	if (!a || !(a->sample_type & PERF_SAMPLE_READ) || (a->read_format & need) != need)
 		return;
 	for (u64 i = 0; i < s->read.nr && s->read.values; i++) {
 		u64 id = a->read_format & PERF_FORMAT_ID ? s->read.values[i].id : 0;
-		int ev = id ? pd_reader_attr_by_id(rd->rep.r, id) : idx;
+		int ev = id ? pd_reader_attr_by_id(rd->rep->r, id) : idx;
 
 		overhead_model_add_counter(rd->m, ev < 0 ? idx : ev, id,
 					   s->sample_type & PERF_SAMPLE_CPU ? s->cpu : UINT32_MAX,
@@ -124,11 +118,11 @@ static int read_sample(struct reading *rd, const struct pd_record_header *h)
 	struct pd_sample s;
 	int idx = -1, err;
 
-	err = pd_reader_parse_sample(rd->rep.r, h, &s, &idx);
+	err = pd_reader_parse_sample(rd->rep->r, h, &s, &idx);
 	if (err == -ENOENT)
 		return 0; /* an id no event has: perf skips these too */
 	if (err)
-		return report_read_error(&rd->rep);
+		return report_read_error(rd->rep);
 	if ((u32)idx < rd->m->nr_events && rd->m->events[idx].overhead) {
 		if (!(s.sample_type & PERF_SAMPLE_RAW) ||
 		    overhead_record_decode(s.raw, s.raw_size, &r)) {
@@ -152,7 +146,7 @@ static int trailer(struct reading *rd, const struct pd_record_header *h, struct 
 	int idx = -1;
 
 	memset(s, 0, sizeof(*s));
-	if (pd_reader_parse_sample(rd->rep.r, h, s, &idx)) {
+	if (pd_reader_parse_sample(rd->rep->r, h, s, &idx)) {
 		memset(s, 0, sizeof(*s));
 		s->cpu = UINT32_MAX;
 		return -1;
@@ -179,7 +173,7 @@ static int read_record(struct reading *rd, const struct pd_record_header *h)
 		return read_sample(rd, h);
 	case PERF_RECORD_LOST:
 		trailer(rd, h, &s);
-		overhead_model_add_lost(rd->m, pd_reader_attr_by_id(rd->rep.r, body_u64(h, 0)),
+		overhead_model_add_lost(rd->m, pd_reader_attr_by_id(rd->rep->r, body_u64(h, 0)),
 					cpu_of(&s), body_u64(h, 8), s.time, false);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
@@ -189,7 +183,7 @@ static int read_record(struct reading *rd, const struct pd_record_header *h)
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
 		trailer(rd, h, &s);
-		overhead_model_add_throttle(rd->m, pd_reader_attr_by_id(rd->rep.r, body_u64(h, 8)),
+		overhead_model_add_throttle(rd->m, pd_reader_attr_by_id(rd->rep->r, body_u64(h, 8)),
 					    body_u64(h, 8), cpu_of(&s), body_u64(h, 0),
 					    h->type == PERF_RECORD_UNTHROTTLE);
 		break;
@@ -199,7 +193,7 @@ static int read_record(struct reading *rd, const struct pd_record_header *h)
 			const u8 *p = (const u8 *)(h + 1);
 			u64 id = pd_get_u64(p);
 
-			overhead_model_add_stat(rd->m, pd_reader_attr_by_id(rd->rep.r, id), id,
+			overhead_model_add_stat(rd->m, pd_reader_attr_by_id(rd->rep->r, id), id,
 						pd_get_u32(p + 8), pd_get_u32(p + 12),
 						pd_get_u64(p + 24), pd_get_u64(p + 32));
 		}
@@ -229,7 +223,7 @@ static int read_record(struct reading *rd, const struct pd_record_header *h)
  */
 static int sync_events(struct reading *rd, bool rename)
 {
-	struct pd_reader *r = rd->rep.r;
+	struct pd_reader *r = rd->rep->r;
 	char name[128];
 
 	if (rename)
@@ -240,7 +234,7 @@ static int sync_events(struct reading *rd, bool rename)
 		const struct perf_event_attr *a = pd_reader_attr(r, i);
 
 		if (overhead_model_add_event(rd->m, a, report_event_name(r, i, name, sizeof(name)),
-					     is_overhead_attr(a)) < 0)
+					     attr_is_overhead_event(a)) < 0)
 			return error("out of memory");
 	}
 	return 0;
@@ -248,7 +242,7 @@ static int sync_events(struct reading *rd, bool rename)
 
 static int read_file(struct reading *rd)
 {
-	struct pd_reader *r = rd->rep.r;
+	struct pd_reader *r = rd->rep->r;
 	const void *facts;
 	struct pd_event ev;
 	size_t len;
@@ -257,10 +251,10 @@ static int read_file(struct reading *rd)
 	facts = pd_reader_feature(r, PD_FEAT_PREC, &len);
 	if (facts && overhead_model_set_facts(rd->m, facts, len))
 		warning("%s: the prec facts section cannot be read (%s): judging without it",
-			rd->rep.path, rd->m->facts_error);
+			rd->rep->path, rd->m->facts_error);
 	if (sync_events(rd, false))
 		return -1;
-	while ((ret = report_next(&rd->rep, &ev)) > 0) {
+	while ((ret = report_next(rd->rep, &ev)) > 0) {
 		if (rd->m->nr_events < pd_reader_nr_attrs(r) && sync_events(rd, false))
 			return -1;
 		if (read_record(rd, ev.header))
@@ -270,15 +264,11 @@ static int read_file(struct reading *rd)
 		return -1;
 	if (rd->bad)
 		warning("%s: %" PRIu64 " prec:overhead samples do not decode; they are left out",
-			rd->rep.path, rd->bad);
+			rd->rep->path, rd->bad);
 	if (rd->m->bad_records)
 		warning("%s: %" PRIu64 " prec:overhead samples name a CPU out of range; they are "
 			"left out",
-			rd->rep.path, rd->m->bad_records);
-	if (pd_reader_recovered(r))
-		warning("%s was not finished by its writer; read %" PRIu64 " records: the figures "
-			"stop there",
-			rd->rep.path, rd->rep.nr_records);
+			rd->rep->path, rd->m->bad_records);
 	return overhead_model_finish(rd->m) ? error("out of memory") : 0;
 }
 
@@ -916,7 +906,8 @@ static void print_json(const struct view *v, bool failed)
 	printf("{\n  \"file\": ");
 	json_str(stdout, v->name);
 	printf(",\n  \"budget_pct\": %g,\n  \"wall_ns\": %" PRIu64 ",\n",
-	       v->o->budget_pct > 0 ? v->o->budget_pct : OM_DEFAULT_BUDGET_PCT, m->wall_ns);
+	       v->o->overhead.budget_pct > 0 ? v->o->overhead.budget_pct : OM_DEFAULT_BUDGET_PCT,
+	       m->wall_ns);
 	printf("  \"overhead_records\": %" PRIu64 ",\n", m->overhead_records);
 	json_facts(m);
 	printf("  \"cpus\": [");
@@ -1012,39 +1003,27 @@ static void print_json(const struct view *v, bool failed)
 		printf("}");
 	}
 	printf("%s]", v->nr_findings ? "\n  " : "");
-	if (v->o->fail_above >= 0)
-		printf(",\n  \"fail_above\": {\"pct\": %g, \"exceeded\": %s}", v->o->fail_above,
-		       failed ? "true" : "false");
+	if (v->o->overhead.fail_above >= 0)
+		printf(",\n  \"fail_above\": {\"pct\": %g, \"exceeded\": %s}",
+		       v->o->overhead.fail_above, failed ? "true" : "false");
 	printf("\n}\n");
 }
 
 /* ---------------------------------------------------------------------------------------- */
 
-/**
- * report_overhead - print the overhead view of a file.
- *
- * Return: the exit status: 0, 3 when --fail-above was given and the worst CPU's overhead is
- * above it, 1 when the file cannot be read.
- */
-int report_overhead(const struct overhead_report_opts *o)
+/* The view: read the file into the model, judge it, print. */
+int report_overhead(struct report *rep, const struct report_opts *o)
 {
 	struct reading rd = {0};
 	struct view v = {0};
-	struct om_params p = {o->budget_pct};
+	struct om_params p = {o->overhead.budget_pct};
+	double fail_above = o->overhead.fail_above;
 	bool failed = false;
-	int err, ret = 1;
+	int ret = 1;
 
-	rd.rep.path = o->input;
+	rd.rep = rep;
 	v.o = o;
-	v.name = strcmp(o->input, "-") ? o->input : "stdin";
-	err = pd_reader_open(&rd.rep.r, o->input);
-	if (err) {
-		if (rd.rep.r)
-			error("%s: %s", o->input, pd_reader_errmsg(rd.rep.r));
-		else
-			error("%s: %s", o->input, strerror(-err));
-		goto out;
-	}
+	v.name = rep->name;
 	rd.m = v.m = overhead_model_new(o->intervals);
 	if (!v.m) {
 		error("out of memory");
@@ -1070,30 +1049,27 @@ int report_overhead(const struct overhead_report_opts *o)
 		error("out of memory");
 		goto out;
 	}
-	if (o->fail_above >= 0) {
+	if (fail_above >= 0) {
 		if (v.m->worst < 0)
 			warning("%s: --fail-above %g: no CPU has a known overhead to compare",
-				v.name, o->fail_above);
+				v.name, fail_above);
 		else
-			failed = v.m->cpus[v.m->worst].overhead_pct > o->fail_above;
+			failed = v.m->cpus[v.m->worst].overhead_pct > fail_above;
 	}
 	if (o->json)
 		print_json(&v, failed);
 	else
 		print_text(&v);
-	fflush(stdout);
-	if (ferror(stdout)) {
-		error("%s: writing the report: %s", v.name, strerror(errno));
-		goto out;
-	}
+	/* said by report_close() once the output is known to have reached stdout */
 	if (failed)
-		note("the worst CPU's overhead, %.2f%% (CPU %d), is above --fail-above %g%%",
-		     v.m->cpus[v.m->worst].overhead_pct, v.m->cpus[v.m->worst].cpu, o->fail_above);
+		rep->note = xasprintf("the worst CPU's overhead, %.2f%% (CPU %d), is above "
+				      "--fail-above %g%%",
+				      v.m->cpus[v.m->worst].overhead_pct, v.m->cpus[v.m->worst].cpu,
+				      fail_above);
 	ret = failed ? 3 : 0;
 out:
 	free(v.costs);
 	free(v.findings);
 	overhead_model_free(v.m);
-	pd_reader_close(rd.rep.r);
 	return ret;
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * prec report: options, opening the file, choosing the view, and what to say about a file its
- * writer did not finish. The default view is the profile (report/hist.c, report/top.c), as
- * `perf report --stdio --no-children` prints it; --folded and --flamegraph show the same samples
- * as stacks (report/flame.c); --overhead hands over to report/overhead.c.
+ * prec report, the command: its options, its usage and the table of views it chooses from. The
+ * views share one contract (report/report.h): each gets the opened file and every option, and
+ * returns the exit status. The default view is the profile (report/hist.c, report/top.c,
+ * report/flame.c), as `perf report --stdio --no-children` prints it; the input layer
+ * (report/input.c) opens the file and, once the view is done, says what it must about the file.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,167 +16,9 @@
 #include <unistd.h>
 
 #include "prec.h"
-#include "report/counters.h"
-#include "report/hist.h"
-#include "report/overhead.h"
 #include "report/report.h"
 #include "util/log.h"
 #include "util/xalloc.h"
-
-/* ---------------------------------------------------------------------------------------- */
-/* Reading */
-
-int report_read_error(struct report *rep)
-{
-	return error("%s: %s", rep->path, pd_reader_errmsg(rep->r));
-}
-
-int report_next(struct report *rep, struct pd_event *ev)
-{
-	int ret = pd_reader_next(rep->r, ev);
-
-	if (ret < 0)
-		return report_read_error(rep);
-	if (ret > 0)
-		rep->nr_records++;
-	return ret;
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Event names, as perf's evsel__name() builds them from the attr */
-
-static const char *const hw_names[] = {
-    "cycles",
-    "instructions",
-    "cache-references",
-    "cache-misses",
-    "branches",
-    "branch-misses",
-    "bus-cycles",
-    "stalled-cycles-frontend",
-    "stalled-cycles-backend",
-    "ref-cycles",
-};
-
-static const char *const sw_names[] = {
-    "cpu-clock",	"task-clock",	"page-faults",	"context-switches",
-    "cpu-migrations",	"minor-faults", "major-faults", "alignment-faults",
-    "emulation-faults", "dummy",	"bpf-output",	"cgroup-switches",
-};
-
-static const char *const cache_names[] = {
-    "L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node",
-};
-static const char *const cache_ops[] = {"load", "store", "prefetch"};
-static const char *const cache_results[] = {"refs", "misses"};
-
-/* evsel__add_modifiers(): ":u", ":k", ":ppp", ":H", ":G" as the exclusion bits say. */
-static void add_modifiers(const struct perf_event_attr *a, char *buf, size_t len)
-{
-	size_t n = strlen(buf), colon = 0;
-	bool exclude_guest_default = false;
-
-#define MOD(excluded, c)                                                                           \
-	do {                                                                                       \
-		if (!(excluded) && n + 2 < len) {                                                  \
-			if (!colon)                                                                \
-				colon = ++n;                                                       \
-			buf[n++] = (c);                                                            \
-		}                                                                                  \
-	} while (0)
-
-	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
-		MOD(a->exclude_kernel, 'k');
-		MOD(a->exclude_user, 'u');
-		MOD(a->exclude_hv, 'h');
-		exclude_guest_default = true;
-	}
-	if (a->precise_ip) {
-		if (!colon && n + 1 < len)
-			colon = ++n;
-		for (unsigned i = 0; i < a->precise_ip && i < 3 && n + 1 < len; i++)
-			buf[n++] = 'p';
-		exclude_guest_default = true;
-	}
-	if (a->exclude_host || a->exclude_guest == exclude_guest_default) {
-		MOD(a->exclude_host, 'H');
-		MOD(a->exclude_guest, 'G');
-	}
-#undef MOD
-	buf[n] = '\0';
-	if (colon)
-		buf[colon - 1] = ':';
-}
-
-void report_attr_name(const struct perf_event_attr *a, char *buf, size_t len)
-{
-	u64 c = a->config;
-
-	switch (a->type) {
-	case PERF_TYPE_HARDWARE:
-		snprintf(buf, len, "%s",
-			 c < sizeof(hw_names) / sizeof(hw_names[0]) ? hw_names[c]
-								    : "unknown-hardware");
-		break;
-	case PERF_TYPE_SOFTWARE:
-		snprintf(buf, len, "%s",
-			 c < sizeof(sw_names) / sizeof(sw_names[0]) ? sw_names[c]
-								    : "unknown-software");
-		break;
-	case PERF_TYPE_HW_CACHE: {
-		u64 type = c & 0xff, op = (c >> 8) & 0xff, result = (c >> 16) & 0xff;
-
-		if (type >= sizeof(cache_names) / sizeof(cache_names[0]) || op >= 3 || result >= 2)
-			snprintf(buf, len, "invalid-cache");
-		else if (result == 0)
-			snprintf(buf, len, "%s-%s", cache_names[type], cache_ops[op]);
-		else
-			snprintf(buf, len, "%s-%s-%s", cache_names[type], cache_ops[op],
-				 cache_results[result]);
-		break;
-	}
-	case PERF_TYPE_RAW:
-		snprintf(buf, len, "raw %#" PRIx64, (uint64_t)c);
-		break;
-	case PERF_TYPE_BREAKPOINT: {
-		int n = snprintf(buf, len, "mem:%#" PRIx64 ":", (uint64_t)a->bp_addr);
-
-		if (n > 0 && (size_t)n + 4 < len) {
-			if (a->bp_type & 1)
-				buf[n++] = 'r';
-			if (a->bp_type & 2)
-				buf[n++] = 'w';
-			if (a->bp_type & 4)
-				buf[n++] = 'x';
-			buf[n] = '\0';
-		}
-		break;
-	}
-	case PERF_TYPE_TRACEPOINT:
-		snprintf(buf, len, "unknown tracepoint");
-		return;
-	default:
-		snprintf(buf, len, "unknown attr type: %u", a->type);
-		return;
-	}
-	add_modifiers(a, buf, len);
-}
-
-const char *report_event_name(struct pd_reader *r, u32 idx, char *buf, size_t len)
-{
-	const char *name = pd_reader_attr_name(r, idx);
-	const struct perf_event_attr *a;
-
-	if (name)
-		return name;
-	a = pd_reader_attr(r, idx);
-	if (!a) {
-		snprintf(buf, len, "event %u", idx);
-		return buf;
-	}
-	report_attr_name(a, buf, len);
-	return buf;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Options */
@@ -411,92 +254,6 @@ static bool parse_call_graph(struct report_opts *o, const char *arg)
 	return ok;
 }
 
-/* The file was not finished, or was cut: say how much was read. */
-static int report_recovery(struct report *rep)
-{
-	const struct pd_file_header *h = pd_reader_header(rep->r);
-	u64 bytes = pd_reader_data_read(rep->r);
-	u64 start = pd_reader_is_pipe(rep->r) ? sizeof(struct pd_pipe_file_header) : h->data.offset;
-	const char *name = strcmp(rep->path, "-") ? rep->path : "stdin";
-
-	if (!pd_reader_recovered(rep->r))
-		return 0;
-	if (pd_reader_is_pipe(rep->r) || h->data.size == 0) {
-		warning("%s was not finished by its writer; read %" PRIu64 " records (%" PRIu64
-			" bytes) up to offset %#" PRIx64,
-			name, rep->nr_records, bytes, start + bytes);
-		return 0;
-	}
-	/* The header says how long the data is, and the file is shorter: it was cut. */
-	return error("%s: the file is cut short: its data section should end at %#" PRIx64
-		     " but the file is %#" PRIx64 " bytes; read %" PRIu64 " records (%" PRIu64
-		     " bytes) up to offset %#" PRIx64,
-		     name, h->data.offset + h->data.size, pd_reader_file_size(rep->r),
-		     rep->nr_records, bytes, start + bytes);
-}
-
-/* Count the records of a file that a view did not read, for the recovery message. */
-static int count_records(struct report *rep)
-{
-	struct pd_event ev;
-	int ret;
-
-	while ((ret = report_next(rep, &ev)) > 0)
-		;
-	return ret;
-}
-
-/* Every attr records the CPU: --cpu needs it (perf refuses -C otherwise). */
-static bool file_has_cpu(struct pd_reader *r)
-{
-	u32 nr = pd_reader_nr_attrs(r);
-
-	for (u32 i = 0; i < nr; i++)
-		if (!(pd_reader_attr(r, i)->sample_type & PERF_SAMPLE_CPU))
-			return false;
-	return nr > 0;
-}
-
-/* Some event records call chains (asked after reading: pipe mode declares events as it goes). */
-static bool file_has_chains(struct pd_reader *r)
-{
-	for (u32 i = 0; i < pd_reader_nr_attrs(r); i++)
-		if (pd_reader_attr(r, i)->sample_type & PERF_SAMPLE_CALLCHAIN)
-			return true;
-	return false;
-}
-
-static int report_profile(struct report *rep, struct report_opts *o)
-{
-	struct profile p;
-	int ret;
-
-	if (o->cpu_filter && !file_has_cpu(rep->r))
-		return error("%s: the samples do not record their CPU (record with -a or "
-			     "--sample-cpu); --cpu cannot select them",
-			     rep->path);
-	ret = profile_run(&p, rep, o);
-	if (!ret && o->chain_mode_given && o->chain_mode != CHAIN_NONE && !file_has_chains(rep->r))
-		ret = error("%s: -g shows call chains, but the samples have none (record with -g)",
-			    rep->path);
-	if (!ret) {
-		if (o->folded)
-			ret = view_folded(&p, stdout);
-		else if (o->flamegraph)
-			ret = view_flamegraph(&p, o->flamegraph);
-		else if (o->json)
-			ret = view_json(&p, stdout);
-		else
-			ret = view_table(&p, stdout);
-	}
-	if (!ret && p.s.nr_unordered)
-		warning("%s: %" PRIu64 " records came after the time they belong to had been "
-			"reported (out of order)",
-			rep->path, p.s.nr_unordered);
-	profile_free(&p);
-	return ret;
-}
-
 static void opts_free(struct report_opts *o)
 {
 	for (u32 i = 0; i < o->nr_comms; i++)
@@ -507,16 +264,41 @@ static void opts_free(struct report_opts *o)
 	cpu_map_free(&o->cpus);
 }
 
+/* What a view takes of the options every view could take. */
+#define TAKES_JSON 1u
+#define TAKES_INTERVALS 2u
+
+/* The views: the option that chooses each (0: the default), its function, what it takes. */
+static const struct view {
+	int opt;
+	report_view_fn *fn;
+	unsigned takes;
+} views[] = {
+    {0, report_profile, TAKES_JSON},
+    {OPT_HEADER_ONLY, report_header, 0},
+    {OPT_STATS, report_stats, 0},
+    {'D', report_dump, 0},
+    {OPT_OVERHEAD, report_overhead, TAKES_JSON | TAKES_INTERVALS},
+    {OPT_COUNTERS, report_counters, TAKES_JSON | TAKES_INTERVALS},
+};
+
+static const struct view *view_of(int opt)
+{
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+		if (views[i].opt == opt)
+			return &views[i];
+	return &views[0];
+}
+
 int cmd_report(int argc, char **argv)
 {
-	struct report rep = {0};
+	struct report rep;
 	struct report_opts o = {0};
+	const struct view *view = view_of(0);
 	const char *input = NULL;
-	bool stats = false, dump = false, header_only = false, overhead = false;
-	bool intervals = false, overhead_only = false, counters = false;
-	double budget = 2.0, fail_above = -1.0;
+	bool overhead_only = false;
 	struct stat st;
-	int c, ret, err, views;
+	int c, ret, nr_views = 0;
 
 	o.keys[0] = SORT_COMM;
 	o.keys[1] = SORT_DSO;
@@ -524,6 +306,8 @@ int cmd_report(int argc, char **argv)
 	o.nr_keys = 3;
 	o.chain_mode = CHAIN_GRAPH;
 	o.chain_min = 0.5;
+	o.overhead.budget_pct = 2.0;
+	o.overhead.fail_above = -1.0;
 
 	opterr = 0;
 	optind = 0;
@@ -602,30 +386,25 @@ int cmd_report(int argc, char **argv)
 			o.children = true;
 			break;
 		case OPT_STATS:
-			stats = true;
-			break;
 		case 'D':
-			dump = true;
-			break;
 		case OPT_HEADER_ONLY:
-			header_only = true;
-			break;
 		case OPT_OVERHEAD:
-			overhead = true;
+		case OPT_COUNTERS:
+			if (view->opt != c) {
+				view = view_of(c);
+				nr_views++;
+			}
 			break;
 		case OPT_INTERVALS:
-			intervals = true;
-			break;
-		case OPT_COUNTERS:
-			counters = true;
+			o.intervals = true;
 			break;
 		case OPT_BUDGET:
-			if (parse_pct("--budget", optarg, &budget))
+			if (parse_pct("--budget", optarg, &o.overhead.budget_pct))
 				goto usage;
 			overhead_only = true;
 			break;
 		case OPT_FAIL_ABOVE:
-			if (parse_pct("--fail-above", optarg, &fail_above))
+			if (parse_pct("--fail-above", optarg, &o.overhead.fail_above))
 				goto usage;
 			overhead_only = true;
 			break;
@@ -654,21 +433,21 @@ int cmd_report(int argc, char **argv)
 		usage_error("report", "unexpected argument '%s'", argv[optind]);
 		goto usage;
 	}
-	views = stats + dump + header_only + overhead + counters + o.folded + !!o.flamegraph;
-	if (views > 1) {
-		usage_error("report", "--stats, -D, --header-only, --overhead, --counters, --folded "
-				      "and --flamegraph are separate views: give one");
+	if (nr_views + o.folded + !!o.flamegraph > 1) {
+		usage_error("report",
+			    "--stats, -D, --header-only, --overhead, --counters, --folded "
+			    "and --flamegraph are separate views: give one");
 		goto usage;
 	}
-	if (intervals && !overhead && !counters) {
+	if (o.intervals && !(view->takes & TAKES_INTERVALS)) {
 		usage_error("report", "--intervals goes with --overhead or --counters");
 		goto usage;
 	}
-	if (overhead_only && !overhead) {
+	if (overhead_only && view->opt != OPT_OVERHEAD) {
 		usage_error("report", "--budget and --fail-above go with --overhead");
 		goto usage;
 	}
-	if (o.json && (stats || dump || header_only || o.folded || o.flamegraph)) {
+	if (o.json && (!(view->takes & TAKES_JSON) || o.folded || o.flamegraph)) {
 		usage_error("report", "--json prints the table, the overhead view or the counters");
 		goto usage;
 	}
@@ -681,64 +460,13 @@ int cmd_report(int argc, char **argv)
 	}
 	o.input = input;
 
-	if (counters) {
-		struct counters_report_opts co = {
-		    .input = input,
-		    .json = o.json,
-		    .intervals = intervals,
-		};
-
-		opts_free(&o);
-		return report_counters(&co);
-	}
-	if (overhead) {
-		struct overhead_report_opts oo = {
-		    .input = input,
-		    .json = o.json,
-		    .intervals = intervals,
-		    .budget_pct = budget,
-		    .fail_above = fail_above,
-		};
-
-		opts_free(&o);
-		return report_overhead(&oo);
-	}
-
-	rep.path = input;
-	err = pd_reader_open(&rep.r, input);
-	if (err) {
-		if (rep.r)
-			error("%s: %s", input, pd_reader_errmsg(rep.r));
-		else
-			error("%s: %s", input, strerror(-err));
-		pd_reader_close(rep.r);
+	if (report_open(&rep, input)) {
 		opts_free(&o);
 		return 1;
 	}
-
-	if (header_only)
-		ret = report_header(&rep);
-	else if (stats)
-		ret = report_stats(&rep);
-	else if (dump)
-		ret = report_dump(&rep);
-	else
-		ret = report_profile(&rep, &o);
-	fflush(stdout);
-
-	/* --header-only reads no records in file mode: count them for the recovery message. */
-	if (!ret && header_only && pd_reader_recovered(rep.r) && !pd_reader_is_pipe(rep.r))
-		ret = count_records(&rep);
-	if (!ret && report_recovery(&rep))
-		ret = -1;
-	if (ferror(stdout))
-		ret = error("%s: writing the report: %s", input, strerror(errno));
-	if (!ret && rep.note)
-		note("%s", rep.note);
-	free(rep.note);
-	pd_reader_close(rep.r);
+	ret = report_close(&rep, view->fn(&rep, &o));
 	opts_free(&o);
-	return ret ? 1 : 0;
+	return ret;
 
 usage:
 	opts_free(&o);

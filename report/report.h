@@ -1,51 +1,118 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * prec report: the views over one perf.data file. report.c parses the options, opens the file
- * and runs one view; each view reads the records through report_next(), which counts them and
- * turns a reader error into the one-line message the tool prints.
+ * prec report's views and their one contract. The command (report.c) parses every option into a
+ * struct report_opts, opens the file, runs the one view the options chose and closes the file
+ * (report/input.h); a view reads the records through the input layer and prints.
  */
 #ifndef PREC_REPORT_REPORT_H
 #define PREC_REPORT_REPORT_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
-#include "format/perf-data.h"
+#include "report/input.h"
+#include "util/cpumap.h"
 
-struct report {
-	const char *path; /* as the user gave it ("-" for stdin) */
-	struct pd_reader *r;
-	u64 nr_records; /* records handed out so far, those decompressed included */
-	char *note;	/* said on stderr (unless -q) when the whole file was read */
+enum sort_key {
+	SORT_COMM,
+	SORT_PID, /* perf's "pid": the thread, shown as tid:comm */
+	SORT_TID,
+	SORT_DSO,
+	SORT_SYM,
+	SORT_CPU,
 };
 
+#define SORT_MAX 8
+
+enum chain_mode {
+	CHAIN_NONE,
+	CHAIN_GRAPH,   /* percentages of the event's total (perf's graph) */
+	CHAIN_FRACTAL, /* percentages of the parent (perf's fractal) */
+	CHAIN_FLAT,
+};
+
+/* What --overhead alone takes. */
+struct overhead_opts {
+	double budget_pct; /* --budget PCT (default 2) */
+	double fail_above; /* --fail-above PCT; negative when not given */
+};
+
+/* Every option of prec report, as the command parsed them; each view reads those it takes. */
+struct report_opts {
+	const char *input;
+	enum sort_key keys[SORT_MAX];
+	u32 nr_keys;
+	bool sort_given; /* --sort was given (perf hides a chain's first entry for sym...) */
+	char **comms;	 /* --comm */
+	u32 nr_comms;
+	int *pids, *tids; /* --pid, --tid */
+	u32 nr_pids, nr_tids;
+	struct cpu_map cpus; /* --cpu */
+	bool cpu_filter;
+	enum chain_mode chain_mode;
+	bool chain_mode_given; /* -g given (none included) */
+	bool caller;	       /* -g caller: root first */
+	bool order_given;      /* -g caller or callee was given (--children defaults to caller) */
+	double chain_min;      /* percent, 0.5 by default */
+	double percent_limit;  /* --percent-limit */
+	bool json;
+	bool folded;
+	bool row_by_cpu, row_by_tid; /* set by profile_run(): rows differ by CPU, by thread */
+	bool children; /* --children: rows also count the samples whose call chains pass them */
+	const char *flamegraph; /* --flamegraph FILE */
+	bool intervals;		/* --intervals: --overhead and --counters per interval */
+	struct overhead_opts overhead;
+};
+
+/*
+ * A view: what it shows of the opened file rep, printed on stdout. It returns the exit status: 0,
+ * 1 after printing an error, or a status of its own (--overhead: 3 above --fail-above).
+ * report_close() then has the last word on the file and on stdout.
+ */
+typedef int report_view_fn(struct report *rep, const struct report_opts *o);
+
 /**
- * report_next - the next record of the file, counted.
+ * report_profile - where the samples went: perf report's table, or with --folded, --flamegraph
+ * or --json the same profile in those forms (report/hist.c, top.c, flame.c).
  *
- * Return: 1 with *ev set, 0 at the end, -1 after printing the reader's error.
+ * Return: 0, or 1 after printing an error.
  */
-int report_next(struct report *rep, struct pd_event *ev);
+int report_profile(struct report *rep, const struct report_opts *o);
 
 /**
- * report_read_error - print the reader's last error as "prec: FILE: ..." and return -1.
- */
-int report_read_error(struct report *rep);
-
-/**
- * report_event_name - the name perf gives event idx: the file's (EVENT_DESC, EVENT_UPDATE, the
- * tracepoint's format), else one built from the attr as perf's evsel__name() builds it
- * ("cpu-clock", "cycles:u", "raw 0x1c2", "unknown attr type: 9").
+ * report_stats - the records of each type, as perf report --stats counts them.
  *
- * Return: buf, or the reader's own string.
+ * Return: 0, or 1 after printing an error.
  */
-const char *report_event_name(struct pd_reader *r, u32 idx, char *buf, size_t len);
+int report_stats(struct report *rep, const struct report_opts *o);
 
-/* The attr's name built as perf's evsel__name() does, without the file's names. */
-void report_attr_name(const struct perf_event_attr *attr, char *buf, size_t len);
+/**
+ * report_dump - every record in file order, as perf report -D prints them.
+ *
+ * Return: 0, or 1 after printing an error.
+ */
+int report_dump(struct report *rep, const struct report_opts *o);
 
-/* The views. Each returns 0, or -1 after printing an error. */
-int report_stats(struct report *rep);
-int report_dump(struct report *rep);
-int report_header(struct report *rep);
+/**
+ * report_header - the header and the features, as perf report --header-only prints them.
+ *
+ * Return: 0, or 1 after printing an error.
+ */
+int report_header(struct report *rep, const struct report_opts *o);
+
+/**
+ * report_overhead - what the profiling cost, per CPU, and what to change (report/overhead.c).
+ *
+ * Return: 0; 3 when --fail-above was given and the worst CPU's overhead is above it; 1 after
+ * printing an error.
+ */
+int report_overhead(struct report *rep, const struct report_opts *o);
+
+/**
+ * report_counters - the counter readings: totals, rates, multiplexing, shared counters
+ * (report/counters.c).
+ *
+ * Return: 0, or 1 after printing an error (a file without readings is one).
+ */
+int report_counters(struct report *rep, const struct report_opts *o);
 
 #endif

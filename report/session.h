@@ -19,7 +19,7 @@
 #include <stdbool.h>
 
 #include "format/perf-data.h"
-#include "report/report.h"
+#include "report/input.h"
 #include "report/symbols.h"
 
 struct map {

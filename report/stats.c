@@ -35,7 +35,7 @@ static struct per_event *event_slot(struct per_event **ev, u32 *nr, int idx)
 	return &(*ev)[idx];
 }
 
-int report_stats(struct report *rep)
+int report_stats(struct report *rep, const struct report_opts *o)
 {
 	u64 count[PD_RECORD_HEADER_MAX] = {0};
 	u64 unknown = 0, unknown_id = 0, unknown_offset = 0;
@@ -84,7 +84,7 @@ int report_stats(struct report *rep)
 	}
 	if (ret < 0) {
 		free(ev);
-		return -1;
+		return 1;
 	}
 
 	total = 0;
@@ -127,5 +127,6 @@ int report_stats(struct report *rep)
 	return 0;
 fail:
 	free(ev);
-	return report_read_error(rep);
+	report_read_error(rep);
+	return 1;
 }

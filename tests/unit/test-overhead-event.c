@@ -358,6 +358,26 @@ static void test_types(void)
 	   "other and out-of-range types have no name");
 }
 
+/* Which attrs are prec's own events, and which one of them is prec:overhead. */
+static void test_attr_predicates(void)
+{
+	struct perf_event_attr a = {.type = PERF_TYPE_TRACEPOINT, .config = OVERHEAD_EVENT_ID};
+
+	ok(attr_is_prec_event(&a) && attr_is_overhead_event(&a), "prec:overhead is prec's own");
+	a.config = PD_PREC_EVENT_ID_MAX;
+	ok(attr_is_prec_event(&a) && !attr_is_overhead_event(&a),
+	   "the last id of prec's range is prec's own, but not prec:overhead");
+	a.config = PD_PREC_EVENT_ID_MAX + 1;
+	ok(!attr_is_prec_event(&a), "an id above the range is not prec's");
+	a.config = PD_PREC_EVENT_ID_BASE - 1;
+	ok(!attr_is_prec_event(&a) && !attr_is_overhead_event(&a), "nor one below it");
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = OVERHEAD_EVENT_ID;
+	ok(!attr_is_prec_event(&a) && !attr_is_overhead_event(&a),
+	   "the same config on another type is not prec's");
+	ok(!attr_is_prec_event(NULL) && !attr_is_overhead_event(NULL), "nor is no attr");
+}
+
 int main(void)
 {
 	struct tep_handle *tep = tep_alloc();
@@ -372,6 +392,7 @@ int main(void)
 	}
 	test_encode_errors();
 	test_types();
+	test_attr_predicates();
 	tep_free(tep);
 	return done_testing();
 }
