@@ -28,13 +28,10 @@
 #include <unistd.h>
 
 #include "report/symbols.h"
+#include "util/build-id.h"
 #include "util/hash.h"
 #include "util/log.h"
 #include "util/xalloc.h"
-
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
 
 static char *kernel_prefetched(struct dsos *d, size_t *len, bool cancel);
 static void prefetch_stop(struct dsos *d);
@@ -620,34 +617,6 @@ static void elf_file_close(struct elf_file *f)
 	f->fd = -1;
 }
 
-static void read_build_id(struct elf_file *f)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(f->elf, scn))) {
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + name_off, "GNU", 4) && nh.n_descsz > 0) {
-				f->bid_size =
-				    nh.n_descsz > BUILD_ID_MAX ? BUILD_ID_MAX : nh.n_descsz;
-				memcpy(f->bid, (char *)data->d_buf + desc_off, f->bid_size);
-				f->has_bid = true;
-				return;
-			}
-		}
-	}
-}
-
 static int elf_file_setup(struct elf_file *f)
 {
 	Elf_Scn *scn = NULL;
@@ -664,7 +633,7 @@ static int elf_file_setup(struct elf_file *f)
 		else if (sh.sh_type == SHT_DYNSYM)
 			f->has_dynsym = true;
 	}
-	read_build_id(f);
+	f->has_bid = !build_id_from_elf(f->elf, f->bid, &f->bid_size);
 	return 0;
 }
 
@@ -926,13 +895,6 @@ static u32 synth_plt(struct dso *dso, struct elf_file *f)
 	return added;
 }
 
-static void hexid(char *out, const u8 *id, u32 n)
-{
-	for (u32 i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
-	out[2 * n] = '\0';
-}
-
 /* The own vdso of this process: the same kernel maps the same one into every process. */
 static int own_vdso(struct elf_file *f)
 {
@@ -1002,7 +964,7 @@ static void load_perf_map(struct dso *dso)
 /* The symbols of a user-space ELF dso; prints nothing (it may run in the prefetch thread). */
 static void load_elf_dso_quiet(struct dsos *d, struct dso *dso)
 {
-	char paths[3][PATH_MAX], hex[2 * BUILD_ID_MAX + 1];
+	char paths[3][PATH_MAX], hex[BUILD_ID_HEX_SIZE];
 	bool is_debug[3] = {false, false, false}, mismatch = false, found = false,
 	     vdso_self = false;
 	struct elf_file files[4];
@@ -1029,7 +991,7 @@ static void load_elf_dso_quiet(struct dsos *d, struct dso *dso)
 	if (bid_size) {
 		struct stat st;
 
-		hexid(hex, bid, bid_size);
+		build_id_hex(hex, bid, bid_size);
 		/* perf's cache: .build-id/xx/yyyy is the file, or (perf 5.x on) a directory with it
 		 */
 		snprintf(paths[nr], PATH_MAX, "%s/.build-id/%.2s/%s", d->home_debug, hex, hex + 2);
@@ -1129,9 +1091,9 @@ static void load_elf_dso_quiet(struct dsos *d, struct dso *dso)
 static void load_elf_report(struct dsos *d, struct dso *dso)
 {
 	if (dso->status == DSO_MISMATCH) {
-		char want[2 * BUILD_ID_MAX + 1];
+		char want[BUILD_ID_HEX_SIZE];
 
-		hexid(want, dso->build_id, dso->build_id_size);
+		build_id_hex(want, dso->build_id, dso->build_id_size);
 		warning("%s: the file on disk is not the binary that was recorded (build-id %s is "
 			"not in it, nor in %s/.build-id); its samples are left unresolved",
 			dso->name, want, d->home_debug);
@@ -1616,43 +1578,10 @@ u32 kernel_modules(struct kmodule **mods)
 	return nr;
 }
 
-/* The running kernel's build-id, from the notes sysfs exports. */
-static int running_kernel_build_id(u8 *id, u8 *size)
-{
-	size_t len, pos = 0;
-	char *buf = read_whole("/sys/kernel/notes", &len);
-	int ret = -1;
-
-	if (!buf)
-		return -1;
-	while (len - pos >= 12) {
-		u32 namesz, descsz, type;
-		size_t name_off, desc_off, next;
-
-		memcpy(&namesz, buf + pos, 4);
-		memcpy(&descsz, buf + pos + 4, 4);
-		memcpy(&type, buf + pos + 8, 4);
-		name_off = pos + 12;
-		desc_off = name_off + ((namesz + 3) & ~3u);
-		next = desc_off + ((descsz + 3) & ~3u);
-		if (namesz > len || descsz > len || next > len)
-			break;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(buf + name_off, "GNU", 4)) {
-			*size = descsz > BUILD_ID_MAX ? BUILD_ID_MAX : (u8)descsz;
-			memcpy(id, buf + desc_off, *size);
-			ret = 0;
-			break;
-		}
-		pos = next;
-	}
-	free(buf);
-	return ret;
-}
-
 void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc)
 {
 	const char *path = "/proc/kallsyms", *p, *e, *name, *mod;
-	char cached[PATH_MAX], hex[2 * BUILD_ID_MAX + 1], modname[80];
+	char cached[PATH_MAX], hex[BUILD_ID_HEX_SIZE], modname[80];
 	size_t len, namelen, modlen;
 	u64 addr, text = 0, stext = 0, delta = 0;
 	struct dso *mdso;
@@ -1665,10 +1594,10 @@ void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc)
 		return;
 	kernel->loaded = true;
 	if (kernel->has_build_id &&
-	    (running_kernel_build_id(id, &idsize) || idsize < kernel->build_id_size ||
-	     memcmp(id, kernel->build_id, kernel->build_id_size))) {
+	    (build_id_from_notes_file("/sys/kernel/notes", id, &idsize) ||
+	     idsize < kernel->build_id_size || memcmp(id, kernel->build_id, kernel->build_id_size))) {
 		/* recorded on another kernel: its kallsyms from the build-id cache (perf's path) */
-		hexid(hex, kernel->build_id, kernel->build_id_size);
+		build_id_hex(hex, kernel->build_id, kernel->build_id_size);
 		snprintf(cached, sizeof(cached), "%s/[kernel.kallsyms]/%s/kallsyms", d->home_debug,
 			 hex);
 		if (access(cached, R_OK)) {

@@ -22,8 +22,7 @@
 #include <stddef.h>
 
 #include "format/ondisk.h"
-
-#define BUILD_ID_MAX 20
+#include "util/build-id.h"
 
 struct sym {
 	u64 start, end; /* [start, end); a zero-size symbol matches only its start */
