@@ -30,6 +30,7 @@
 #include "report/symbols.h"
 #include "util/build-id.h"
 #include "util/hash.h"
+#include "util/kallsyms.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -1466,84 +1467,33 @@ static char *kernel_prefetched(struct dsos *d, size_t *len, bool cancel)
 	return buf;
 }
 
-static inline int hexval(char c)
+struct text_range {
+	u64 text, stext, etext;
+};
+
+static int text_range_one(const struct kallsyms_sym *s, void *arg)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+	struct text_range *r = arg;
 
-/* One kallsyms line: "ADDR TYPE NAME[\t[MODULE]]". Return: the next line. */
-static const char *kallsyms_line(const char *p, const char *end, u64 *addr, char *type,
-				 const char **name, size_t *namelen, const char **mod,
-				 size_t *modlen)
-{
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	const char *q;
-	u64 a = 0;
-	int v;
-
-	if (!nl)
-		nl = end;
-	*name = NULL;
-	*mod = NULL;
-	*modlen = 0;
-	while (p < nl && (v = hexval(*p)) >= 0) {
-		a = a << 4 | (u64)v;
-		p++;
-	}
-	if (p + 3 > nl || *p != ' ' || p[2] != ' ')
-		return nl + (nl < end);
-	*addr = a;
-	*type = p[1];
-	p += 3;
-	q = p;
-	while (q < nl && *q != '\t' && *q != ' ')
-		q++;
-	*name = p;
-	*namelen = (size_t)(q - p);
-	while (q < nl && (*q == '\t' || *q == ' '))
-		q++;
-	if (q < nl && *q == '[') {
-		const char *e = memchr(q, ']', (size_t)(nl - q));
-
-		if (e) {
-			*mod = q + 1;
-			*modlen = (size_t)(e - q - 1);
-		}
-	}
-	return nl + (nl < end);
+	if (s->module)
+		return 0;
+	if (kallsyms_name_is(s, "_text"))
+		r->text = s->addr;
+	else if (kallsyms_name_is(s, "_stext"))
+		r->stext = s->addr;
+	else if (kallsyms_name_is(s, "_etext"))
+		r->etext = s->addr;
+	return 0;
 }
 
 int kernel_running_range(u64 *start, u64 *end)
 {
-	size_t len;
-	char *buf = read_whole("/proc/kallsyms", &len);
-	const char *p, *e, *name, *mod;
-	size_t namelen, modlen;
-	u64 addr, text = 0, stext = 0, etext = 0;
-	char type;
+	struct text_range r = {0};
 
-	if (!buf)
+	if (kallsyms_foreach("/proc/kallsyms", text_range_one, &r) < 0)
 		return -1;
-	for (p = buf, e = buf + len; p < e;) {
-		p = kallsyms_line(p, e, &addr, &type, &name, &namelen, &mod, &modlen);
-		if (!name || mod)
-			continue;
-		if (namelen == 5 && !memcmp(name, "_text", 5))
-			text = addr;
-		else if (namelen == 6 && !memcmp(name, "_stext", 6))
-			stext = addr;
-		else if (namelen == 6 && !memcmp(name, "_etext", 6))
-			etext = addr;
-	}
-	free(buf);
-	*start = text ? text : stext;
-	*end = etext;
+	*start = r.text ? r.text : r.stext;
+	*end = r.etext;
 	return *start ? 0 : -1;
 }
 
@@ -1578,24 +1528,79 @@ u32 kernel_modules(struct kmodule **mods)
 	return nr;
 }
 
+/* The first pass of kernel_load(): _text, else _stext, of the core kernel. */
+struct reloc_scan {
+	u64 text, stext;
+};
+
+static int reloc_one(const struct kallsyms_sym *s, void *arg)
+{
+	struct reloc_scan *r = arg;
+
+	if (s->module)
+		return 0;
+	if (kallsyms_name_is(s, "_text")) {
+		r->text = s->addr;
+		return 1;
+	}
+	if (kallsyms_name_is(s, "_stext"))
+		r->stext = s->addr;
+	return 0;
+}
+
+/* The second: the symbols, into the kernel and the module dsos. */
+struct ksym_load {
+	struct dsos *d;
+	struct dso *kernel;
+	u64 delta;
+	bool nonzero;
+};
+
+static int ksym_load_one(const struct kallsyms_sym *s, void *arg)
+{
+	struct ksym_load *kl = arg;
+	char t = (char)toupper((unsigned char)s->type), modname[80];
+	struct dso *mdso;
+	u8 binding;
+
+	if (s->addr)
+		kl->nonzero = true;
+	if (t != 'T' && t != 'W' && t != 'D' && t != 'B')
+		return 0;
+	binding = s->type == 'W'		    ? STB_WEAK
+		  : isupper((unsigned char)s->type) ? STB_GLOBAL
+						    : STB_LOCAL;
+	if (s->module) {
+		snprintf(modname, sizeof(modname), "[%.*s]", (int)s->modlen, s->module);
+		mdso = dsos_find(kl->d, modname);
+		if (!mdso || mdso->kind != DSO_MODULE)
+			return 0; /* perf drops symbols of modules it has no map for */
+		dso_add_sym(mdso, s->addr, s->addr, s->name, s->namelen, binding);
+		return 0;
+	}
+	dso_add_sym(kl->kernel, s->addr - kl->delta, s->addr - kl->delta, s->name, s->namelen,
+		    binding);
+	return 0;
+}
+
 void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc)
 {
-	const char *path = "/proc/kallsyms", *p, *e, *name, *mod;
-	char cached[PATH_MAX], hex[BUILD_ID_HEX_SIZE], modname[80];
-	size_t len, namelen, modlen;
-	u64 addr, text = 0, stext = 0, delta = 0;
+	const char *path = "/proc/kallsyms";
+	char cached[PATH_MAX], hex[BUILD_ID_HEX_SIZE];
+	struct ksym_load kl = {.d = d, .kernel = kernel};
+	struct reloc_scan r = {0};
 	struct dso *mdso;
-	bool nonzero = false;
 	u8 id[BUILD_ID_MAX];
 	u8 idsize = 0;
-	char type, *buf;
+	size_t len;
+	char *buf;
 
 	if (kernel->loaded)
 		return;
 	kernel->loaded = true;
-	if (kernel->has_build_id &&
-	    (build_id_from_notes_file("/sys/kernel/notes", id, &idsize) ||
-	     idsize < kernel->build_id_size || memcmp(id, kernel->build_id, kernel->build_id_size))) {
+	if (kernel->has_build_id && (build_id_from_notes_file("/sys/kernel/notes", id, &idsize) ||
+				     idsize < kernel->build_id_size ||
+				     memcmp(id, kernel->build_id, kernel->build_id_size))) {
 		/* recorded on another kernel: its kallsyms from the build-id cache (perf's path) */
 		build_id_hex(hex, kernel->build_id, kernel->build_id_size);
 		snprintf(cached, sizeof(cached), "%s/[kernel.kallsyms]/%s/kallsyms", d->home_debug,
@@ -1617,48 +1622,14 @@ void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc)
 		return;
 	}
 	/* first pass: the relocation (KASLR) between the recording and this kallsyms */
-	for (p = buf, e = buf + len; p < e && reloc;) {
-		p = kallsyms_line(p, e, &addr, &type, &name, &namelen, &mod, &modlen);
-		if (!name || mod)
-			continue;
-		if (namelen == 5 && !memcmp(name, "_text", 5)) {
-			text = addr;
-			break;
-		}
-		if (namelen == 6 && !memcmp(name, "_stext", 6))
-			stext = addr;
+	if (reloc) {
+		kallsyms_parse(buf, len, reloc_one, &r);
+		if (r.text || r.stext)
+			kl.delta = (r.text ? r.text : r.stext) - reloc;
 	}
-	if (reloc && (text || stext))
-		delta = (text ? text : stext) - reloc;
-	for (p = buf, e = buf + len; p < e;) {
-		char t;
-
-		p = kallsyms_line(p, e, &addr, &type, &name, &namelen, &mod, &modlen);
-		if (!name)
-			continue;
-		if (addr)
-			nonzero = true;
-		t = (char)toupper((unsigned char)type);
-		if (t != 'T' && t != 'W' && t != 'D' && t != 'B')
-			continue;
-		if (mod) {
-			snprintf(modname, sizeof(modname), "[%.*s]", (int)modlen, mod);
-			mdso = dsos_find(d, modname);
-			if (!mdso || mdso->kind != DSO_MODULE)
-				continue; /* perf drops symbols of modules it has no map for */
-			dso_add_sym(mdso, addr, addr, name, namelen,
-				    type == 'W'			   ? STB_WEAK
-				    : isupper((unsigned char)type) ? STB_GLOBAL
-								   : STB_LOCAL);
-			continue;
-		}
-		dso_add_sym(kernel, addr - delta, addr - delta, name, namelen,
-			    type == 'W'			   ? STB_WEAK
-			    : isupper((unsigned char)type) ? STB_GLOBAL
-							   : STB_LOCAL);
-	}
+	kallsyms_parse(buf, len, ksym_load_one, &kl);
 	free(buf);
-	if (!nonzero) {
+	if (!kl.nonzero) {
 		/* kptr_restrict: every address reads 0 */
 		kernel->nr_syms = 0;
 		kernel->status = DSO_NO_KALLSYMS;
