@@ -1,63 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/kallsyms lines are "ADDRESS TYPE NAME [MODULE]". Only a few names are wanted, once per
- * recording, so one pass with a linear match is enough.
+ * Only a few names are wanted, once per recording, so one walk of kallsyms with a linear match
+ * is enough; it stops when all are found.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "overhead/kallsyms.h"
+#include "util/kallsyms.h"
+
+struct lookup {
+	const char *const *names;
+	u64 *addrs;
+	int nr, found, zero;
+};
+
+static int lookup_one(const struct kallsyms_sym *s, void *arg)
+{
+	struct lookup *l = arg;
+	int i;
+
+	/* Handlers are text of the core kernel: t or T, without a module. */
+	if ((s->type != 't' && s->type != 'T') || s->module)
+		return 0;
+	for (i = 0; i < l->nr; i++) {
+		if (l->addrs[i] || !kallsyms_name_is(s, l->names[i]))
+			continue;
+		if (!s->addr) {
+			l->zero++;
+			break;
+		}
+		l->addrs[i] = s->addr;
+		l->found++;
+		break;
+	}
+	return l->found == l->nr;
+}
 
 int kallsyms_lookup(const char *path, const char *const *names, u64 *addrs, int nr)
 {
-	char line[512];
-	int found = 0, zero = 0, i;
-	FILE *f;
+	struct lookup l = {.names = names, .addrs = addrs, .nr = nr};
+	int i, err;
 
 	for (i = 0; i < nr; i++)
 		addrs[i] = 0;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (found < nr && fgets(line, sizeof(line), f)) {
-		char *end, *name, *nl;
-		unsigned long long a;
-		char type;
-
-		a = strtoull(line, &end, 16);
-		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
-			continue;
-		type = end[1];
-		/* Handlers are text: t or T. */
-		if (type != 't' && type != 'T')
-			continue;
-		name = end + 3;
-		nl = strpbrk(name, "\t\n");
-		if (nl) {
-			/* A tab starts the [module] column: module symbols are not wanted. */
-			if (*nl == '\t')
-				continue;
-			*nl = '\0';
-		}
-		for (i = 0; i < nr; i++) {
-			if (addrs[i] || strcmp(name, names[i]))
-				continue;
-			if (!a) {
-				zero++;
-				break;
-			}
-			addrs[i] = a;
-			found++;
-			break;
-		}
-	}
-	fclose(f);
-	if (!found && zero)
+	err = kallsyms_foreach(path, lookup_one, &l);
+	if (err < 0)
+		return err;
+	if (!l.found && l.zero)
 		return -EACCES;
-	return found;
+	return l.found;
 }

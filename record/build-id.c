@@ -27,7 +27,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
@@ -39,13 +38,9 @@
 #include <unistd.h>
 
 #include "record/synthesize.h"
+#include "util/build-id.h"
 #include "util/xalloc.h"
 
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
-
-#define BUILD_ID_MAX 20
 #define KERNEL_NAME "[kernel.kallsyms]"
 
 /*
@@ -942,112 +937,6 @@ bool buildid_is_hit(struct buildid_tracker *t, const char *name)
 /* ---------------------------------------------------------------------------------------- */
 /* Reading build-ids. */
 
-/* A raw note section (as /sys/kernel/notes): the first GNU build-id note in it. */
-static bool raw_notes_build_id(const u8 *p, size_t len, u8 *bid, u8 *size)
-{
-	size_t off = 0;
-
-	while (len - off >= 12) {
-		u64 namesz = get_u32(p + off), descsz = get_u32(p + off + 4);
-		u32 type = get_u32(p + off + 8);
-		u64 nalign = (namesz + 3) & ~3ULL, dalign = (descsz + 3) & ~3ULL;
-		const u8 *name, *desc;
-
-		off += 12;
-		if (nalign > len - off)
-			return false;
-		name = p + off;
-		off += nalign;
-		if (dalign > len - off)
-			return false;
-		desc = p + off;
-		off += dalign;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(name, "GNU", 4) && descsz) {
-			*size = descsz > BUILD_ID_MAX ? BUILD_ID_MAX : (u8)descsz;
-			memcpy(bid, desc, *size);
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool sysfs_build_id(const char *path, u8 *bid, u8 *size)
-{
-	u8 buf[8192];
-	ssize_t n, done = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	while ((size_t)done < sizeof(buf) && (n = read(fd, buf + done, sizeof(buf) - done)) > 0)
-		done += n;
-	close(fd);
-	return raw_notes_build_id(buf, (size_t)done, bid, size);
-}
-
-static bool data_build_id(Elf_Data *d, u8 *bid, u8 *size)
-{
-	size_t off = 0, next, name_off, desc_off;
-	GElf_Nhdr nh;
-
-	while (off < d->d_size && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && nh.n_descsz &&
-		    !memcmp((const u8 *)d->d_buf + name_off, "GNU", 4)) {
-			*size = nh.n_descsz > BUILD_ID_MAX ? BUILD_ID_MAX : (u8)nh.n_descsz;
-			memcpy(bid, (const u8 *)d->d_buf + desc_off, *size);
-			return true;
-		}
-		off = next;
-	}
-	return false;
-}
-
-/* The GNU build-id note of an ELF: in a SHT_NOTE section, else in a PT_NOTE segment. */
-static bool elf_build_id(Elf *elf, u8 *bid, u8 *size)
-{
-	Elf_Scn *scn = NULL;
-	size_t i, phnum;
-
-	if (elf_kind(elf) != ELF_K_ELF)
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (d && data_build_id(d, bid, size))
-			return true;
-	}
-	if (elf_getphdrnum(elf, &phnum))
-		return false;
-	for (i = 0; i < phnum; i++) {
-		GElf_Phdr ph;
-		Elf_Data *d;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
-					 ph.p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR);
-		if (d && data_build_id(d, bid, size))
-			return true;
-	}
-	return false;
-}
-
-static bool fd_build_id(int fd, u8 *bid, u8 *size)
-{
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	bool found;
-
-	if (!elf)
-		return false;
-	found = elf_build_id(elf, bid, size);
-	elf_end(elf);
-	return found;
-}
-
 /*
  * A regular file that may be the mapped one: the path as the process saw it, looked up in our
  * mount namespace and then in the process's (/proc/PID/root), the one whose device and inode
@@ -1089,7 +978,7 @@ static bool file_build_id(const struct bt_dso *d, u8 *bid, u8 *size)
 		fallback = match;
 	}
 	if (fallback >= 0) {
-		found = fd_build_id(fallback, bid, size);
+		found = !build_id_from_fd(fallback, bid, size);
 		close(fallback);
 	}
 	return found;
@@ -1118,12 +1007,12 @@ static bool dso_read_build_id(struct bt_dso *d)
 	d->tried = true;
 	switch (d->kind) {
 	case DSO_KERNEL:
-		d->has_bid = sysfs_build_id("/sys/kernel/notes", d->bid, &d->bid_size);
+		d->has_bid = !build_id_from_notes_file("/sys/kernel/notes", d->bid, &d->bid_size);
 		break;
 	case DSO_MODULE:
 		module_sysfs_name(d->name, name, sizeof(name));
 		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name);
-		d->has_bid = sysfs_build_id(path, d->bid, &d->bid_size);
+		d->has_bid = !build_id_from_notes_file(path, d->bid, &d->bid_size);
 		break;
 	default:
 		d->has_bid = file_build_id(d, d->bid, &d->bid_size);

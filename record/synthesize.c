@@ -36,6 +36,7 @@
 
 #include "record/synthesize.h"
 #include "util/fs.h"
+#include "util/kallsyms.h"
 
 /* The kernel map is named this followed by the name of the symbol its pgoff is the address of. */
 #define KERNEL_MMAP_NAME "[kernel.kallsyms]"
@@ -188,6 +189,40 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+struct ksyms_scan {
+	struct ksyms *k;
+	bool text_only;
+};
+
+static int ksyms_scan_one(const struct kallsyms_sym *s, void *arg)
+{
+	struct ksyms_scan *sc = arg;
+	struct ksyms *k = sc->k;
+
+	if (s->module)
+		return 1; /* "name\t[module]": the core kernel is behind us */
+	if (!s->namelen || s->name[0] != '_')
+		return 0;
+	if (kallsyms_name_is(s, "_text") && is_function_type(s->type) && !k->have_text) {
+		k->text = s->addr;
+		k->have_text = true;
+		if (sc->text_only)
+			return 1;
+	} else if (kallsyms_name_is(s, "_stext") && is_function_type(s->type) && !k->have_stext) {
+		k->stext = s->addr;
+		k->have_stext = true;
+	} else if (kallsyms_name_is(s, "_etext") && !k->have_etext) {
+		k->etext = s->addr;
+		k->have_etext = true;
+	} else if (kallsyms_name_is(s, "_entry_trampoline") && s->type == 'T' &&
+		   !k->entry_trampoline) {
+		k->entry_trampoline = s->addr;
+	} else if (kallsyms_name_is(s, "__entry_SYSCALL_64_trampoline")) {
+		return add_trampoline(k, s->addr);
+	}
+	return 0;
+}
+
 /*
  * Find _text, _stext, _etext and the entry trampolines among the core kernel's symbols (and
  * x86's arch symbols, which follow them). kallsyms lists those before the modules, so the scan
@@ -197,53 +232,13 @@ static int u64_cmp(const void *a, const void *b)
  */
 static int kallsyms_scan(const char *path, struct ksyms *k, bool text_only)
 {
-	struct line_reader lr = {.size = text_only ? 4096 : 256 * 1024};
-	const char *line;
-	size_t len;
-	int err = 0;
+	struct ksyms_scan sc = {.k = k, .text_only = text_only};
+	int err;
 
 	memset(k, 0, sizeof(*k));
-	lr.fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (lr.fd < 0)
-		return -errno;
-	lr.buf = malloc(lr.size);
-	if (!lr.buf) {
-		close(lr.fd);
-		return -ENOMEM;
-	}
-	while (!err && (line = next_line(&lr, &len))) {
-		const char *p = line, *name;
-		char type;
-		u64 addr;
-
-		if (!parse_hex(&p, &addr) || p[0] != ' ' || !p[1] || p[2] != ' ')
-			continue;
-		type = p[1];
-		name = p + 3;
-		if (strchr(name, '\t'))
-			break; /* "name\t[module]": the core kernel is behind us */
-		if (name[0] != '_')
-			continue;
-		if (!strcmp(name, "_text") && is_function_type(type) && !k->have_text) {
-			k->text = addr;
-			k->have_text = true;
-			if (text_only)
-				break;
-		} else if (!strcmp(name, "_stext") && is_function_type(type) && !k->have_stext) {
-			k->stext = addr;
-			k->have_stext = true;
-		} else if (!strcmp(name, "_etext") && !k->have_etext) {
-			k->etext = addr;
-			k->have_etext = true;
-		} else if (!strcmp(name, "_entry_trampoline") && type == 'T' &&
-			   !k->entry_trampoline) {
-			k->entry_trampoline = addr;
-		} else if (!strcmp(name, "__entry_SYSCALL_64_trampoline")) {
-			err = add_trampoline(k, addr);
-		}
-	}
-	free(lr.buf);
-	close(lr.fd);
+	err = kallsyms_foreach(path, ksyms_scan_one, &sc);
+	if (err > 0)
+		err = 0;
 	if (!err && k->nr_trampolines)
 		qsort(k->trampolines, k->nr_trampolines, sizeof(u64), u64_cmp);
 	return err;

@@ -14,6 +14,10 @@
  * for files, the file offset (a symbol's ELF virtual address less the load bias, p_vaddr -
  * p_offset, of the PT_LOAD of the mapped file that holds it, as perf does); for the kernel, the
  * address itself.
+ *
+ * dso.c holds the table of dsos, their symbol arrays, JIT maps and the thread that loads ahead;
+ * symbol-elf.c reads ELF files and [vdso]; kernel.c reads kallsyms and the modules; demangle.c
+ * turns C++ names into perf's. What they share among themselves is in symbols-internal.h.
  */
 #ifndef PREC_REPORT_SYMBOLS_H
 #define PREC_REPORT_SYMBOLS_H
@@ -22,8 +26,7 @@
 #include <stddef.h>
 
 #include "format/ondisk.h"
-
-#define BUILD_ID_MAX 20
+#include "util/build-id.h"
 
 struct sym {
 	u64 start, end; /* [start, end); a zero-size symbol matches only its start */

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kernel's symbols for prec report (see symbols.h): from kallsyms, as perf 6.1 takes them,
+ * the T, W, D and B symbols of either case (symbol_type__filter()), and the modules of
+ * /proc/modules.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <elf.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/symbols-internal.h"
+#include "util/build-id.h"
+#include "util/kallsyms.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+static char *read_whole(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 1 << 20, n = 0;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = xmalloc(cap + 1);
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/*
+ * Reading /proc/kallsyms is slow (the kernel formats every line: tens of milliseconds), and
+ * prec report needs it only when the first kernel address comes up: a thread reads it from the
+ * start, while the main thread reads the file, and kernel_load() takes what it read.
+ */
+struct kallsyms_prefetch {
+	pthread_t thread;
+	char *buf; /* NULL when it could not be read: kernel_load() reads it itself */
+	size_t len;
+	int fd;	   /* the thread's, for its cancellation cleanup */
+	char *tmp; /* the buffer being filled */
+};
+
+/* A cancelled reader (dsos_exit() before any kernel address came up) frees what it had. */
+static void kallsyms_reader_cleanup(void *arg)
+{
+	struct kallsyms_prefetch *k = arg;
+
+	free(k->tmp);
+	k->tmp = NULL;
+	if (k->fd >= 0)
+		close(k->fd);
+	k->fd = -1;
+}
+
+/* Read all of k->fd into k->tmp (NULL when it could not be), its length in k->len. */
+static void kallsyms_read_all(struct kallsyms_prefetch *k)
+{
+	size_t cap = 4 << 20, n = 0;
+	char *nb;
+
+	/* plain malloc: this thread must not die on a failed allocation, the caller retries */
+	k->tmp = malloc(cap + 1);
+	while (k->tmp) {
+		ssize_t r;
+
+		if (n == cap) {
+			cap *= 2;
+			nb = realloc(k->tmp, cap + 1);
+			if (!nb) {
+				free(k->tmp);
+				k->tmp = NULL;
+				break;
+			}
+			k->tmp = nb;
+		}
+		r = read(k->fd, k->tmp + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(k->tmp);
+			k->tmp = NULL;
+		}
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	if (k->tmp)
+		k->tmp[n] = '\0';
+	k->len = n;
+}
+
+static void *kallsyms_reader(void *arg)
+{
+	struct kallsyms_prefetch *k = arg;
+
+	k->fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (k->fd < 0)
+		return NULL;
+	pthread_cleanup_push(kallsyms_reader_cleanup, k);
+	kallsyms_read_all(k);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	k->buf = k->tmp;
+	k->tmp = NULL;
+	pthread_cleanup_pop(1);
+	return NULL;
+}
+
+void kernel_prefetch(struct dsos *d)
+{
+	struct kallsyms_prefetch *k;
+
+	if (d->kpre)
+		return;
+	k = xcalloc(1, sizeof(*k));
+	k->fd = -1;
+	if (pthread_create(&k->thread, NULL, kallsyms_reader, k)) {
+		free(k);
+		return;
+	}
+	d->kpre = k;
+}
+
+/*
+ * What the prefetch thread read (malloc'ed, the caller frees), or NULL; with cancel, the
+ * thread is stopped where it is (nobody needs kallsyms any more).
+ */
+char *kernel_prefetched(struct dsos *d, size_t *len, bool cancel)
+{
+	struct kallsyms_prefetch *k = d->kpre;
+	char *buf;
+
+	if (!k)
+		return NULL;
+	if (cancel)
+		pthread_cancel(k->thread);
+	pthread_join(k->thread, NULL);
+	buf = k->buf;
+	*len = k->len;
+	free(k);
+	d->kpre = NULL;
+	return buf;
+}
+
+struct text_range {
+	u64 text, stext, etext;
+};
+
+static int text_range_one(const struct kallsyms_sym *s, void *arg)
+{
+	struct text_range *r = arg;
+
+	if (s->module)
+		return 0;
+	if (kallsyms_name_is(s, "_text"))
+		r->text = s->addr;
+	else if (kallsyms_name_is(s, "_stext"))
+		r->stext = s->addr;
+	else if (kallsyms_name_is(s, "_etext"))
+		r->etext = s->addr;
+	return 0;
+}
+
+int kernel_running_range(u64 *start, u64 *end)
+{
+	struct text_range r = {0};
+
+	if (kallsyms_foreach("/proc/kallsyms", text_range_one, &r) < 0)
+		return -1;
+	*start = r.text ? r.text : r.stext;
+	*end = r.etext;
+	return *start ? 0 : -1;
+}
+
+u32 kernel_modules(struct kmodule **mods)
+{
+	FILE *fp = fopen("/proc/modules", "re");
+	char line[1024];
+	u32 nr = 0, cap = 0;
+
+	*mods = NULL;
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		char name[64], state[32], deps[512];
+		unsigned long long size, addr;
+		int refs;
+
+		if (sscanf(line, "%63s %llu %d %511s %31s %llx", name, &size, &refs, deps, state,
+			   &addr) != 6 ||
+		    !addr)
+			continue;
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 64;
+			*mods = xrealloc(*mods, cap * sizeof(**mods));
+		}
+		snprintf((*mods)[nr].name, sizeof((*mods)[nr].name), "%s", name);
+		(*mods)[nr].start = addr;
+		(*mods)[nr].size = size;
+		nr++;
+	}
+	fclose(fp);
+	return nr;
+}
+
+/* The first pass of kernel_load(): _text, else _stext, of the core kernel. */
+struct reloc_scan {
+	u64 text, stext;
+};
+
+static int reloc_one(const struct kallsyms_sym *s, void *arg)
+{
+	struct reloc_scan *r = arg;
+
+	if (s->module)
+		return 0;
+	if (kallsyms_name_is(s, "_text")) {
+		r->text = s->addr;
+		return 1;
+	}
+	if (kallsyms_name_is(s, "_stext"))
+		r->stext = s->addr;
+	return 0;
+}
+
+/* The second: the symbols, into the kernel and the module dsos. */
+struct ksym_load {
+	struct dsos *d;
+	struct dso *kernel;
+	u64 delta;
+	bool nonzero;
+};
+
+static int ksym_load_one(const struct kallsyms_sym *s, void *arg)
+{
+	struct ksym_load *kl = arg;
+	char t = (char)toupper((unsigned char)s->type), modname[80];
+	struct dso *mdso;
+	u8 binding;
+
+	if (s->addr)
+		kl->nonzero = true;
+	if (t != 'T' && t != 'W' && t != 'D' && t != 'B')
+		return 0;
+	binding = s->type == 'W'		    ? STB_WEAK
+		  : isupper((unsigned char)s->type) ? STB_GLOBAL
+						    : STB_LOCAL;
+	if (s->module) {
+		snprintf(modname, sizeof(modname), "[%.*s]", (int)s->modlen, s->module);
+		mdso = dsos_find(kl->d, modname);
+		if (!mdso || mdso->kind != DSO_MODULE)
+			return 0; /* perf drops symbols of modules it has no map for */
+		dso_add_sym(mdso, s->addr, s->addr, s->name, s->namelen, binding);
+		return 0;
+	}
+	dso_add_sym(kl->kernel, s->addr - kl->delta, s->addr - kl->delta, s->name, s->namelen,
+		    binding);
+	return 0;
+}
+
+void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc)
+{
+	const char *path = "/proc/kallsyms";
+	char cached[PATH_MAX], hex[BUILD_ID_HEX_SIZE];
+	struct ksym_load kl = {.d = d, .kernel = kernel};
+	struct reloc_scan r = {0};
+	struct dso *mdso;
+	u8 id[BUILD_ID_MAX];
+	u8 idsize = 0;
+	size_t len;
+	char *buf;
+
+	if (kernel->loaded)
+		return;
+	kernel->loaded = true;
+	if (kernel->has_build_id && (build_id_from_notes_file("/sys/kernel/notes", id, &idsize) ||
+				     idsize < kernel->build_id_size ||
+				     memcmp(id, kernel->build_id, kernel->build_id_size))) {
+		/* recorded on another kernel: its kallsyms from the build-id cache (perf's path) */
+		build_id_hex(hex, kernel->build_id, kernel->build_id_size);
+		snprintf(cached, sizeof(cached), "%s/[kernel.kallsyms]/%s/kallsyms", d->home_debug,
+			 hex);
+		if (access(cached, R_OK)) {
+			warning("the recording's kernel (build-id %s) is not the running one and "
+				"%s is missing; kernel samples are left unresolved",
+				hex, cached);
+			kernel->status = DSO_MISMATCH;
+			return;
+		}
+		path = cached;
+	}
+	buf = path == cached ? NULL : kernel_prefetched(d, &len, false);
+	if (!buf)
+		buf = read_whole(path, &len);
+	if (!buf) {
+		kernel->status = DSO_NO_KALLSYMS;
+		return;
+	}
+	/* first pass: the relocation (KASLR) between the recording and this kallsyms */
+	if (reloc) {
+		kallsyms_parse(buf, len, reloc_one, &r);
+		if (r.text || r.stext)
+			kl.delta = (r.text ? r.text : r.stext) - reloc;
+	}
+	kallsyms_parse(buf, len, ksym_load_one, &kl);
+	free(buf);
+	if (!kl.nonzero) {
+		/* kptr_restrict: every address reads 0 */
+		kernel->nr_syms = 0;
+		kernel->status = DSO_NO_KALLSYMS;
+		warning("%s shows no addresses (kernel.kptr_restrict); kernel samples are left "
+			"unresolved",
+			path);
+		return;
+	}
+	dso_sort_syms(kernel, true);
+	kernel->status = kernel->nr_syms ? DSO_OK : DSO_NO_KALLSYMS;
+	kernel->symsrc = xstrdup(path);
+	for (mdso = d->first; mdso; mdso = mdso->next) {
+		if (mdso->kind != DSO_MODULE || mdso->loaded)
+			continue;
+		mdso->loaded = true;
+		dso_sort_syms(mdso, true);
+		mdso->status = mdso->nr_syms ? DSO_OK : DSO_STRIPPED;
+	}
+	debug(1, "[kernel.kallsyms]: %u symbols from %s", kernel->nr_syms, path);
+}

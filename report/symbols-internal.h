@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the files behind symbols.h share among themselves: dso.c (the table of dsos, their
+ * symbol arrays, loading ahead), demangle.c, symbol-elf.c and kernel.c. The rest of the report
+ * uses symbols.h only.
+ */
+#ifndef PREC_REPORT_SYMBOLS_INTERNAL_H
+#define PREC_REPORT_SYMBOLS_INTERNAL_H
+
+#include "report/symbols.h"
+
+/* Set in dsos_prefetch()'s thread, which must not print. */
+extern __thread bool in_prefetch_thread;
+
+/* ---- dso.c ---- */
+
+/**
+ * pool_strndup - copy n bytes of s into p, NUL-terminated.
+ *
+ * Return: the copy; it lives as long as p (allocation failure dies).
+ */
+const char *pool_strndup(struct strpool *p, const char *s, size_t n);
+
+/**
+ * pool_free - free every string of p and empty it.
+ */
+void pool_free(struct strpool *p);
+
+/**
+ * dso_free - free dso, its symbols and their names.
+ */
+void dso_free(struct dso *dso);
+
+/**
+ * dsos_find - the dso of that name.
+ *
+ * Return: the dso, or NULL when there is none (nothing is created).
+ */
+struct dso *dsos_find(struct dsos *d, const char *name);
+
+/* ---- demangle.c ---- */
+
+/**
+ * demangle_init - look up the C++ runtime's demangler, once: call it before threads use
+ * demangle().
+ *
+ * Return: whether there is one.
+ */
+bool demangle_init(void);
+
+/**
+ * demangle - name demangled as perf shows it, into buf (len bytes).
+ *
+ * Return: buf, or name itself when it is not a C++ name or does not demangle.
+ */
+const char *demangle(const char *name, char *buf, size_t len);
+
+/**
+ * sym_demangle_into - demangle s's name in place, the new name kept in pool.
+ */
+void sym_demangle_into(struct sym *s, struct strpool *pool);
+
+/**
+ * demangle_exit - free the names sym_demangle() made.
+ */
+void demangle_exit(void);
+
+/* ---- symbol-elf.c ---- */
+
+/**
+ * load_elf_dso_quiet - read the symbols of a user-space ELF dso (or [vdso]) and set its status;
+ * prints nothing, as it may run in the prefetch thread.
+ */
+void load_elf_dso_quiet(struct dsos *d, struct dso *dso);
+
+/**
+ * load_elf_report - say, from the main thread, what load_elf_dso_quiet() found for dso: a
+ * build-id mismatch as a warning, the rest at -v.
+ */
+void load_elf_report(struct dsos *d, struct dso *dso);
+
+/**
+ * load_elf_dso - load_elf_dso_quiet() then load_elf_report().
+ */
+void load_elf_dso(struct dsos *d, struct dso *dso);
+
+/* ---- kernel.c ---- */
+
+/**
+ * kernel_prefetched - what kernel_prefetch()'s thread read of /proc/kallsyms; with cancel, the
+ * thread is stopped where it is (nobody needs kallsyms any more).
+ *
+ * Return: the text (malloc'ed, the caller frees) with its length in *len, or NULL.
+ */
+char *kernel_prefetched(struct dsos *d, size_t *len, bool cancel);
+
+#endif
