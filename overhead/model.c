@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "overhead/model.h"
+#include "util/hash-index.h"
 #include "util/hash.h"
 #include "util/perf-event.h"
 
@@ -119,80 +120,6 @@ static bool grow(void **p, u32 *cap, u32 n, size_t sz)
 	return true;
 }
 
-/*
- * An open-addressing index: slots hold an array index + 1. The caller compares candidates; the
- * table only remembers where they are.
- */
-struct index {
-	u32 *slot;
-	u32 mask; /* capacity - 1; 0 when empty */
-	u32 used;
-};
-
-static void index_free(struct index *x)
-{
-	free(x->slot);
-	memset(x, 0, sizeof(*x));
-}
-
-/* Rebuild with room for more; hashes come from the callback. */
-static bool index_grow(struct index *x, u64 (*hash)(const void *ctx, u32 i), const void *ctx)
-{
-	u32 cap = x->mask ? (x->mask + 1) * 2 : 64, *slot;
-
-	slot = calloc(cap, sizeof(*slot));
-	if (!slot)
-		return false;
-	for (u32 s = 0; x->mask && s <= x->mask; s++) {
-		u32 i = x->slot[s], p;
-
-		if (!i)
-			continue;
-		for (p = (u32)hash(ctx, i - 1) & (cap - 1); slot[p]; p = (p + 1) & (cap - 1))
-			;
-		slot[p] = i;
-	}
-	free(x->slot);
-	x->slot = slot;
-	x->mask = cap - 1;
-	return true;
-}
-
-/* Room for one more entry: the table grows (rehashed with hash) when it would be half full. */
-static bool index_reserve(struct index *x, u64 (*hash)(const void *ctx, u32 i), const void *ctx)
-{
-	return (x->used + 1) * 2 <= x->mask + 1 || index_grow(x, hash, ctx);
-}
-
-/*
- * Among the entries of hash h, the one eq() accepts: *i is set to its array index, or to -1 when
- * there is none. Return: its slot, or the empty slot where it goes (index_reserve() first).
- */
-static u32 index_find(const struct index *x, u64 h,
-		      bool (*eq)(const void *ctx, u32 i, const void *key), const void *ctx,
-		      const void *key, s64 *i)
-{
-	u32 s;
-
-	for (s = (u32)h & x->mask; x->slot[s]; s = (s + 1) & x->mask) {
-		overhead_steps++;
-		if (eq(ctx, x->slot[s] - 1, key)) {
-			*i = x->slot[s] - 1;
-			return s;
-		}
-	}
-	overhead_steps++;
-	*i = -1;
-	return s;
-}
-
-/* Put array index i into the empty slot s that index_find() returned. */
-static void index_set(struct index *x, u32 s, u32 i)
-{
-	x->slot[s] = i + 1;
-	x->used++;
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* The model's private state beyond the public struct */
 
@@ -211,12 +138,12 @@ struct pair {
 struct pair_table {
 	struct pair *e;
 	u32 nr, cap;
-	struct index idx;
+	struct hash_index idx;
 };
 
 struct model_priv {
 	struct overhead_model m;
-	struct index cost_idx, counter_idx;
+	struct hash_index cost_idx, counter_idx;
 	u32 *cpu_slot; /* CPU number -> index into m.cpus + 1 (m.cpus' order, sorted or not) */
 	u32 nr_cpu_slot;
 	struct pair_table ev_cpu;  /* (event, CPU) -> samples */
@@ -252,21 +179,21 @@ static struct pair *pair_entry(struct pair_table *t, u64 key, int cpu, bool add)
 
 	if (!t->idx.mask && !add)
 		return NULL;
-	if (add && !index_reserve(&t->idx, pair_hash_at, t))
+	if (add && !hash_index_reserve(&t->idx, pair_hash_at, t))
 		return NULL;
-	s = index_find(&t->idx, pair_hash(key, cpu), pair_eq, t, &k, &i);
+	s = hash_index_find(&t->idx, pair_hash(key, cpu), pair_eq, t, &k, &i);
 	if (i >= 0)
 		return &t->e[i];
 	if (!add || !grow((void **)&t->e, &t->cap, t->nr, sizeof(*t->e)))
 		return NULL;
 	t->e[t->nr] = k;
-	index_set(&t->idx, s, t->nr);
+	hash_index_set(&t->idx, s, t->nr);
 	return &t->e[t->nr++];
 }
 
 static void pair_table_free(struct pair_table *t)
 {
-	index_free(&t->idx);
+	hash_index_free(&t->idx);
 	free(t->e);
 	memset(t, 0, sizeof(*t));
 }
@@ -310,8 +237,8 @@ void overhead_model_free(struct overhead_model *m)
 	free(m->intervals);
 	free(m->thr);
 	free(m->counters);
-	index_free(&p->cost_idx);
-	index_free(&p->counter_idx);
+	hash_index_free(&p->cost_idx);
+	hash_index_free(&p->counter_idx);
 	free(p->cpu_slot);
 	pair_table_free(&p->ev_cpu);
 	pair_table_free(&p->iv_cpu);
@@ -464,16 +391,16 @@ static struct om_cost *cost_entry(struct overhead_model *m, const struct overhea
 	snprintf(key.type, sizeof(key.type), "%s", r->type);
 	snprintf(key.source, sizeof(key.source), "%s", r->source);
 	key.kind = overhead_type_parse(key.type);
-	if (!index_reserve(&p->cost_idx, cost_hash_at, m))
+	if (!hash_index_reserve(&p->cost_idx, cost_hash_at, m))
 		return NULL;
-	s = index_find(&p->cost_idx, cost_hash(&key), cost_eq, m, &key, &i);
+	s = hash_index_find(&p->cost_idx, cost_hash(&key), cost_eq, m, &key, &i);
 	if (i >= 0)
 		return &m->costs[i];
 	if (!grow((void **)&m->costs, &m->costs_cap, m->nr_costs, sizeof(*m->costs)))
 		return NULL;
 	c = &m->costs[m->nr_costs];
 	*c = key;
-	index_set(&p->cost_idx, s, m->nr_costs++);
+	hash_index_set(&p->cost_idx, s, m->nr_costs++);
 	return c;
 }
 
@@ -767,10 +694,10 @@ static void add_counter(struct overhead_model *m, int ev, u64 id, u32 cpu, u32 t
 	s64 i;
 	u32 s;
 
-	if (!index_reserve(&p->counter_idx, counter_hash_at, m))
+	if (!hash_index_reserve(&p->counter_idx, counter_hash_at, m))
 		return;
-	s = index_find(&p->counter_idx, counter_hash(id, cpu, thread, stat), counter_eq, m, &key,
-		       &i);
+	s = hash_index_find(&p->counter_idx, counter_hash(id, cpu, thread, stat), counter_eq, m,
+			    &key, &i);
 	if (i >= 0) {
 		m->counters[i] = key;
 		return;
@@ -778,7 +705,7 @@ static void add_counter(struct overhead_model *m, int ev, u64 id, u32 cpu, u32 t
 	if (!grow((void **)&m->counters, &m->counters_cap, m->nr_counters, sizeof(*m->counters)))
 		return;
 	m->counters[m->nr_counters] = key;
-	index_set(&p->counter_idx, s, m->nr_counters++);
+	hash_index_set(&p->counter_idx, s, m->nr_counters++);
 }
 
 /**
