@@ -1028,7 +1028,7 @@ static int cmp_finding(const void *a, const void *b)
 int overhead_model_judge(const struct overhead_model *m, const struct om_params *p,
 			 struct om_finding **out)
 {
-	struct om_findings fs = {NULL, 0, 0, false, OM_DEFAULT_BUDGET_PCT};
+	struct om_findings fs = {.budget = OM_DEFAULT_BUDGET_PCT};
 
 	*out = NULL;
 	if (p && p->budget_pct > 0)

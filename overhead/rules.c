@@ -29,8 +29,9 @@ __attribute__((format(printf, 3, 4))) static void cat(char *buf, size_t len, con
 	va_end(ap);
 }
 
-static struct om_finding *add_finding(struct om_findings *fs, const char *id, enum om_severity sev,
-				      int cpu, int event, double value)
+/* A finding of the rule that runs (its id from the table). NULL without memory (fs->oom set). */
+static struct om_finding *add_finding(struct om_findings *fs, enum om_severity sev, int cpu,
+				      int event, double value)
 {
 	struct om_finding *f;
 
@@ -47,7 +48,7 @@ static struct om_finding *add_finding(struct om_findings *fs, const char *id, en
 	}
 	f = &fs->f[fs->nr++];
 	memset(f, 0, sizeof(*f));
-	f->id = id;
+	f->id = fs->rule;
 	f->severity = sev;
 	f->cpu = cpu;
 	f->event = event;
@@ -184,9 +185,8 @@ static void rule_sample_cost(const struct overhead_model *m, struct om_findings 
 	cost = (double)w->basis_ns / (double)w->basis_nr;
 	rate = rate_of(w->basis_nr, w->wall_ns);
 	target = (double)overhead_rate_for_budget(cost, fs->budget);
-	f = add_finding(fs, "sample-cost",
-			w->sampling_pct > OM_SAMPLE_COST_SEVERE_PCT ? OM_SEVERE : OM_WARN, w->cpu,
-			-1, w->sampling_pct);
+	f = add_finding(fs, w->sampling_pct > OM_SAMPLE_COST_SEVERE_PCT ? OM_SEVERE : OM_WARN,
+			w->cpu, -1, w->sampling_pct);
 	if (!f)
 		return;
 	snprintf(f->message, sizeof(f->message),
@@ -274,8 +274,8 @@ static void rule_throttle(const struct overhead_model *m, struct om_findings *fs
 		return;
 	if (w && w->wall_ns)
 		share = pct_of(worst_ns, (double)w->wall_ns);
-	f = add_finding(fs, "throttle", share >= OM_THROTTLE_SEVERE_PCT ? OM_SEVERE : OM_WARN,
-			w ? w->cpu : -1, -1, share);
+	f = add_finding(fs, share >= OM_THROTTLE_SEVERE_PCT ? OM_SEVERE : OM_WARN, w ? w->cpu : -1,
+			-1, share);
 	if (!f)
 		return;
 	snprintf(f->message, sizeof(f->message), "the kernel throttled sampling %" PRIu64 " time%s",
@@ -416,8 +416,7 @@ static void rule_lost(const struct overhead_model *m, struct om_findings *fs)
 	sideband = sideband_carried(m, &sb_from_data);
 	kept = sat_add(sat_add(m->samples, sideband), sat_add(m->throttles, m->unthrottles));
 	share = pct_of((double)lost, (double)sat_add(kept, lost));
-	f = add_finding(fs, "lost", share >= OM_LOST_SEVERE_PCT ? OM_SEVERE : OM_WARN, -1, -1,
-			share);
+	f = add_finding(fs, share >= OM_LOST_SEVERE_PCT ? OM_SEVERE : OM_WARN, -1, -1, share);
 	if (!f)
 		return;
 	for (u32 i = 0; i < m->nr_cpus; i++) {
@@ -592,8 +591,7 @@ static void rule_multiplex(const struct overhead_model *m, struct om_findings *f
 	}
 	if (!n)
 		goto out;
-	f = add_finding(fs, "multiplex", worst < OM_MUX_SEVERE_PCT ? OM_SEVERE : OM_WARN, -1,
-			worst_ev, worst);
+	f = add_finding(fs, worst < OM_MUX_SEVERE_PCT ? OM_SEVERE : OM_WARN, -1, worst_ev, worst);
 	if (!f)
 		goto out;
 	snprintf(f->message, sizeof(f->message),
@@ -702,9 +700,8 @@ static void rule_sideband(const struct overhead_model *m, struct om_findings *fs
 	}
 	if (!w || w->sideband_pct <= OM_SIDEBAND_WARN_PCT)
 		return;
-	f = add_finding(fs, "sideband",
-			w->sideband_pct > OM_SIDEBAND_SEVERE_PCT ? OM_SEVERE : OM_WARN, w->cpu, -1,
-			w->sideband_pct);
+	f = add_finding(fs, w->sideband_pct > OM_SIDEBAND_SEVERE_PCT ? OM_SEVERE : OM_WARN, w->cpu,
+			-1, w->sideband_pct);
 	if (!f)
 		return;
 	snprintf(f->message, sizeof(f->message),
@@ -777,8 +774,7 @@ static void rule_recorder(const struct overhead_model *m, struct om_findings *fs
 		share = pct_of((double)cpu_ns, (double)wall);
 	if (share <= OM_RECORDER_WARN_PCT && !behind)
 		return;
-	f = add_finding(fs, "recorder-cpu", share > OM_RECORDER_SEVERE_PCT ? OM_SEVERE : OM_WARN,
-			-1, -1, share);
+	f = add_finding(fs, share > OM_RECORDER_SEVERE_PCT ? OM_SEVERE : OM_WARN, -1, -1, share);
 	if (!f)
 		return;
 	if (share > OM_RECORDER_WARN_PCT) {
@@ -829,7 +825,7 @@ static void rule_short_period(const struct overhead_model *m, struct om_findings
 			wrate = rate_of(e->samples, m->wall_ns);
 			if (wrate < OM_SHORT_PERIOD_HZ)
 				continue;
-			f = add_finding(fs, "short-period", OM_WARN, -1, (int)i, wrate);
+			f = add_finding(fs, OM_WARN, -1, (int)i, wrate);
 			if (!f)
 				return;
 			snprintf(
@@ -852,7 +848,7 @@ static void rule_short_period(const struct overhead_model *m, struct om_findings
 				continue;
 		}
 		sev = share >= OM_SAMPLE_COST_SEVERE_PCT ? OM_SEVERE : OM_WARN;
-		f = add_finding(fs, "short-period", sev, w->cpu, (int)i, wrate);
+		f = add_finding(fs, sev, w->cpu, (int)i, wrate);
 		if (!f)
 			return;
 		snprintf(f->message, sizeof(f->message),
@@ -894,7 +890,7 @@ static void rule_rate_capped(const struct overhead_model *m, struct om_findings 
 
 		if (!sampling_event(e) || !freq || want <= limit)
 			continue;
-		f = add_finding(fs, "rate-capped", OM_WARN, -1, (int)i, (double)want);
+		f = add_finding(fs, OM_WARN, -1, (int)i, (double)want);
 		if (!f)
 			return;
 		snprintf(f->message, sizeof(f->message),
@@ -952,8 +948,7 @@ static void rule_duplicates(const struct overhead_model *m, struct om_findings *
 		}
 		if (n < 2)
 			continue;
-		f = add_finding(fs, "duplicate-events", sampling ? OM_WARN : OM_INFO, -1, (int)i,
-				n);
+		f = add_finding(fs, sampling ? OM_WARN : OM_INFO, -1, (int)i, n);
 		if (!f)
 			break;
 		snprintf(f->message, sizeof(f->message),
@@ -1000,6 +995,8 @@ static const struct {
  */
 void overhead_rules_run(const struct overhead_model *m, struct om_findings *fs)
 {
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		fs->rule = rules[i].id;
 		rules[i].run(m, fs);
+	}
 }

@@ -18,8 +18,9 @@
 struct om_findings {
 	struct om_finding *f;
 	int nr, cap;
-	bool oom;      /* a rule ran out of memory: the judgement fails */
-	double budget; /* --budget, in % of a CPU */
+	bool oom;	  /* a rule ran out of memory: the judgement fails */
+	const char *rule; /* the id of the rule that runs: its findings' id */
+	double budget;	  /* --budget, in % of a CPU */
 };
 
 /* part as a share of whole, in %; -1 when whole is not positive (unknown). */
