@@ -490,14 +490,14 @@ static bool hardware_event(const struct perf_event_attr *a)
 	       a->type == PERF_TYPE_RAW || a->type > PERF_TYPE_BREAKPOINT;
 }
 
-/* Same counter: type, config, config1, config2 and the exclusion bits. */
+/*
+ * Same counter, by the rule prec record shares counters by (perf_attr_can_share()). The file does
+ * not say whether the target was a task or CPUs: judged as a task's, where inherit matters too,
+ * so that a finding never advises asking once for what prec record keeps apart.
+ */
 static bool compatible(const struct perf_event_attr *a, const struct perf_event_attr *b)
 {
-	return a->type == b->type && a->config == b->config && a->config1 == b->config1 &&
-	       a->config2 == b->config2 && a->exclude_user == b->exclude_user &&
-	       a->exclude_kernel == b->exclude_kernel && a->exclude_hv == b->exclude_hv &&
-	       a->exclude_idle == b->exclude_idle && a->exclude_host == b->exclude_host &&
-	       a->exclude_guest == b->exclude_guest;
+	return perf_attr_can_share(a, b, false);
 }
 
 /*
