@@ -138,25 +138,8 @@ static bool counting(const struct perf_event_attr *a)
 bool counters_compatible(const struct perf_event_attr *a, const struct perf_event_attr *b,
 			 bool cpu_wide)
 {
-	if (!counting(a) || !counting(b))
-		return false;
-	if (a->type != b->type || a->config != b->config || a->config1 != b->config1 ||
-	    a->config2 != b->config2)
-		return false;
-	if (a->type == PERF_TYPE_BREAKPOINT && a->bp_type != b->bp_type)
-		return false;
-	if (a->exclude_user != b->exclude_user || a->exclude_kernel != b->exclude_kernel ||
-	    a->exclude_hv != b->exclude_hv || a->exclude_idle != b->exclude_idle ||
-	    a->exclude_host != b->exclude_host || a->exclude_guest != b->exclude_guest)
-		return false;
-	/* A pinned or exclusive request changes when the counter runs: it keeps its own. */
-	if (a->precise_ip != b->precise_ip || a->pinned != b->pinned ||
-	    a->exclusive != b->exclusive)
-		return false;
-	/* The scope: the same CPUs and threads always; whether children count too, for tasks. */
-	if (!cpu_wide && (a->inherit != b->inherit || a->inherit_stat != b->inherit_stat))
-		return false;
-	return true;
+	/* A sampling counter serves its own event only. */
+	return counting(a) && counting(b) && perf_attr_can_share(a, b, cpu_wide);
 }
 
 void counters_plan(const struct perf_event_attr *const *attrs, const enum counters_kind *kind,

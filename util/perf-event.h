@@ -27,4 +27,17 @@ static inline bool perf_attr_is_hrtimer(const struct perf_event_attr *a)
 	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
+/**
+ * perf_attr_can_share - could one counter count for both events? The same type, config, config1,
+ * config2 (a breakpoint's address and length), bp_type for a breakpoint, exclusion bits (user,
+ * kernel, hv, idle, host, guest), precise_ip, pinned and exclusive; and the same scope: with a
+ * task target (cpu_wide false) the same inherit and inherit_stat, which decide whether children
+ * count too (on each CPU with pid -1, cpu_wide, inherit means nothing). Whether an event samples
+ * is the caller's to judge: a counter that samples serves one event only.
+ *
+ * Return: true when they could share a counter.
+ */
+bool perf_attr_can_share(const struct perf_event_attr *a, const struct perf_event_attr *b,
+			 bool cpu_wide);
+
 #endif

@@ -14,7 +14,9 @@
 
 #include "overhead/facts.h"
 #include "overhead/model.h"
+#include "record/counters.h"
 #include "tests/tap.h"
+#include "util/hash-index.h"
 
 #define SEC 1000000000ULL
 #define T0 (5 * SEC)
@@ -1199,8 +1201,87 @@ static void test_lower_bound(void)
 }
 
 /*
+ * One rule for "can one counter serve both events?": prec record --count shares a counter by
+ * counters_compatible(), and the duplicate-events finding advises asking once for what it calls
+ * duplicates. Two counting events that differ in one field go through both: the finding names
+ * them exactly when prec record would open them once. The model does not know the target, so
+ * both are judged as for a task (cpu_wide false), where inherit matters too.
+ */
+static void test_duplicates_share_rule(void)
+{
+	/* b is a with the bits of flip flipped: one field differs, or none. */
+	static const struct {
+		const char *what;
+		u32 type;
+		struct perf_event_attr flip;
+		bool share;
+	} cases[] = {
+		{"the same attr", PERF_TYPE_HARDWARE, {.size = 0}, true},
+		{"precise_ip differs", PERF_TYPE_HARDWARE, {.precise_ip = 2}, false},
+		{"pinned differs", PERF_TYPE_HARDWARE, {.pinned = 1}, false},
+		{"exclusive differs", PERF_TYPE_HARDWARE, {.exclusive = 1}, false},
+		{"inherit differs (a task)", PERF_TYPE_HARDWARE, {.inherit = 1}, false},
+		{"inherit_stat differs (a task)", PERF_TYPE_HARDWARE, {.inherit_stat = 1}, false},
+		{"a breakpoint's bp_type differs", PERF_TYPE_BREAKPOINT, {.bp_type = 3}, false},
+		{"exclude_idle differs", PERF_TYPE_HARDWARE, {.exclude_idle = 1}, false},
+		{"config1 differs", PERF_TYPE_RAW, {.config1 = 1}, false},
+	};
+	char desc[160];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct perf_event_attr a = attr_of(cases[i].type, 0x11, false, 0), b;
+		struct overhead_model *m = overhead_model_new(false);
+		struct om_finding *f;
+		bool dup;
+		int n;
+
+		a.inherit = 1;
+		if (cases[i].type == PERF_TYPE_BREAKPOINT)
+			a.bp_type = 2;
+		b = a;
+		for (size_t k = 0; k < sizeof(b); k++)
+			((unsigned char *)&b)[k] ^= ((const unsigned char *)&cases[i].flip)[k];
+		overhead_model_add_event(m, &a, "a", false);
+		overhead_model_add_event(m, &b, "b", false);
+		n = judge(m, 2, &f);
+		dup = find(f, n, "duplicate-events") != NULL;
+		snprintf(desc, sizeof(desc), "counting events, %s: %s", cases[i].what,
+			 cases[i].share ? "duplicate-events names them" : "no duplicate-events");
+		ok(dup == cases[i].share, desc);
+		snprintf(desc, sizeof(desc), "... and counters_compatible() %s",
+			 cases[i].share ? "shares them" : "keeps them apart");
+		ok(counters_compatible(&a, &b, false) == cases[i].share, desc);
+		free(f);
+		overhead_model_free(m);
+	}
+}
+
+/* Sampled cycles and cycles:pp take their samples differently: not one event asked twice. */
+static void test_duplicates_precise(void)
+{
+	struct overhead_model *m = overhead_model_new(false);
+	struct perf_event_attr a = attr_of(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, true, 4000);
+	struct om_finding *f;
+	int n;
+
+	overhead_model_add_event(m, &a, "cycles", false);
+	a.precise_ip = 2;
+	overhead_model_add_event(m, &a, "cycles:pp", false);
+	n = judge(m, 2, &f);
+	ok(!find(f, n, "duplicate-events"), "sampled cycles and cycles:pp are not duplicates");
+	free(f);
+	overhead_model_free(m);
+}
+
+/* The steps taken so far: the model's loop turns and the slots its hash lookups looked at. */
+static u64 steps_now(void)
+{
+	return overhead_steps + hash_index_probes;
+}
+
+/*
  * 65536 CPUs, each with its figures, throttles, samples and a facts entry: reading the facts,
- * adding and finishing take steps (overhead_steps) in proportion to the figures. A lookup that
+ * adding and finishing take steps (steps_now()) in proportion to the figures. A lookup that
  * walks the CPUs for each CPU would take billions here.
  */
 static void test_many_cpus(void)
@@ -1221,15 +1302,15 @@ static void test_many_cpus(void)
 		pd_buf_append(&b, line, (size_t)n);
 	}
 	pd_buf_append(&b, "", 1);
-	steps = overhead_steps;
+	steps = steps_now();
 	is(overhead_model_set_facts(m, b.data, b.len), 0, "facts for 65536 CPUs decode");
-	steps = overhead_steps - steps;
+	steps = steps_now() - steps;
 	ok(m->have_facts && m->facts.nr_cpus == (u32)nr && steps <= 4 * 2 * (u64)nr,
 	   "in steps in proportion to their lines");
 	diag("facts: %llu steps for %d lines", (unsigned long long)steps, 2 * nr);
 	pd_buf_release(&b);
 
-	steps = overhead_steps;
+	steps = steps_now();
 	ev = add_event(m, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, false, 100000);
 	for (int cpu = 0; cpu < nr; cpu++) {
 		rec(m, cpu, "sample", 10, 10000, SEC, "bpf", OVERHEAD_MEASURED, "", T0 + SEC);
@@ -1241,7 +1322,7 @@ static void test_many_cpus(void)
 	}
 	overhead_model_add_sample(m, ev, nr / 2, T0 + 1);
 	n = judge(m, 2, &f);
-	steps = overhead_steps - steps;
+	steps = steps_now() - steps;
 	ok(n >= 0 && steps <= 64 * (u64)nr,
 	   "adding, finishing and judging take steps in proportion");
 	diag("model: %llu steps for %d CPUs", (unsigned long long)steps, nr);
@@ -1313,6 +1394,8 @@ int main(void)
 	test_short_period();
 	test_rate_capped();
 	test_duplicates();
+	test_duplicates_share_rule();
+	test_duplicates_precise();
 	test_modest();
 	test_intervals();
 	test_lower_bound();
