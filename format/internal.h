@@ -76,6 +76,7 @@ struct pd_reader {
 	int fd;
 	bool own_fd;
 	bool pipe;
+	unsigned flags; /* enum pd_reader_flags */
 	const u8 *map; /* file mode: the whole file */
 	size_t map_len;
 	u64 file_size;

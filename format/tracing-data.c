@@ -871,9 +871,10 @@ static int feed(struct tep_handle *tep, const struct layout *l, bool all)
 
 /*
  * libtraceevent's parser crashes on some malformed formats (NULL dereferences, a division by
- * zero when it folds constants; check_format_text() refuses the cases fuzzing found). A file
- * must never crash the reader, so the formats are first parsed in a child process: if it dies,
- * the tracing data is refused. Its output goes to /dev/null (a sanitizer build reports there).
+ * zero when it folds constants; check_format_text() refuses the cases fuzzing found). So that a
+ * file cannot crash a caller that asks for it (PD_READER_TRACING_IN_CHILD), the formats are
+ * first parsed in a child process: if it dies, the tracing data is refused. Its output goes to
+ * /dev/null (a sanitizer build reports there).
  * Return: true when the child parsed everything, or when that cannot be known (no fork).
  */
 static bool survives_libtraceevent(const struct layout *l)
@@ -916,6 +917,7 @@ static bool survives_libtraceevent(const struct layout *l)
 
 /**
  * pd_tracing_parse - parse a HEADER_TRACING_DATA payload into a libtraceevent handle.
+ * @flags: PD_READER_TRACING_IN_CHILD to parse the formats in a child process first, or 0
  * @used: set to the bytes the payload took (pipe mode needs it to find the next record)
  *
  * Every size is checked against len. The reason for a failure goes to the log callback (debug
@@ -924,7 +926,8 @@ static bool survives_libtraceevent(const struct layout *l)
  * Return: 0 with *tep set (free it with tep_free()), -EINVAL when the payload is malformed or a
  * format does not parse, -ENOMEM.
  */
-int pd_tracing_parse(const void *data, size_t len, struct tep_handle **tep, size_t *used)
+int pd_tracing_parse(const void *data, size_t len, unsigned flags, struct tep_handle **tep,
+		     size_t *used)
 {
 	struct cursor c = { .p = data, .len = len };
 	struct layout l = { 0 };
@@ -937,7 +940,7 @@ int pd_tracing_parse(const void *data, size_t len, struct tep_handle **tep, size
 	if (!data && len)
 		return -EINVAL;
 	ret = scan(&c, &l);
-	if (!ret && !survives_libtraceevent(&l))
+	if (!ret && (flags & PD_READER_TRACING_IN_CHILD) && !survives_libtraceevent(&l))
 		ret = -EINVAL;
 	if (ret) {
 		free(l.formats);

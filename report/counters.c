@@ -1056,7 +1056,7 @@ int report_counters(const struct counters_report_opts *o)
 	memset(&c, 0, sizeof(c));
 	c.rep.path = o->input;
 	c.name = strcmp(o->input, "-") ? o->input : "stdin";
-	err = pd_reader_open(&c.rep.r, o->input);
+	err = pd_reader_open(&c.rep.r, o->input, PD_READER_TRACING_IN_CHILD);
 	if (err) {
 		if (c.rep.r)
 			error("%s: %s", o->input, pd_reader_errmsg(c.rep.r));

@@ -1037,7 +1037,7 @@ int report_overhead(const struct overhead_report_opts *o)
 	rd.rep.path = o->input;
 	v.o = o;
 	v.name = strcmp(o->input, "-") ? o->input : "stdin";
-	err = pd_reader_open(&rd.rep.r, o->input);
+	err = pd_reader_open(&rd.rep.r, o->input, PD_READER_TRACING_IN_CHILD);
 	if (err) {
 		if (rd.rep.r)
 			error("%s: %s", o->input, pd_reader_errmsg(rd.rep.r));

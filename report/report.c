@@ -705,7 +705,7 @@ int cmd_report(int argc, char **argv)
 	}
 
 	rep.path = input;
-	err = pd_reader_open(&rep.r, input);
+	err = pd_reader_open(&rep.r, input, PD_READER_TRACING_IN_CHILD);
 	if (err) {
 		if (rep.r)
 			error("%s: %s", input, pd_reader_errmsg(rep.r));
