@@ -47,8 +47,6 @@ struct pd_tracing {
 	struct tep_handle *tep;
 };
 
-_Thread_local u64 pd_steps;
-
 /*
  * libtraceevent and libtracefs print their complaints on stderr through this weak function;
  * format/ never prints, so they go to the log callback instead, as debug lines: what they
@@ -108,7 +106,6 @@ static int cmp_name(const void *a, const void *b)
 	const struct name *x = a, *y = b;
 	int r = memcmp(x->p, y->p, x->len < y->len ? x->len : y->len);
 
-	pd_steps++;
 	return r ? r : (x->len > y->len) - (x->len < y->len);
 }
 
@@ -149,7 +146,6 @@ static struct name *declared_names(const char *text, size_t fmt_at, size_t *nr)
 			}
 			names[n++] = nm;
 		}
-		pd_steps += (u64)(eol - p) + 1;
 		p = eol + 1;
 	}
 	if (n)
@@ -193,7 +189,6 @@ static int check_format_text(const char *text, size_t len)
 		pd_log(1, "tracing data: a format text ends inside a field declaration");
 		return -EINVAL;
 	}
-	pd_steps += len;
 	if (!fmt)
 		return 0; /* libtraceevent refuses it anyway */
 	names = declared_names(text, (size_t)(fmt - text), &nr_names);
@@ -234,7 +229,6 @@ static int check_format_text(const char *text, size_t len)
 		}
 		i = j - 1;
 	}
-	pd_steps += len - (size_t)(fmt - text);
 	free(names);
 	return ret;
 }
