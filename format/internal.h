@@ -27,13 +27,6 @@ int pd_zstd_compress(struct pd_zstd *z, const void *src, size_t len, struct pd_b
 int pd_zstd_decompress(struct pd_zstd *z, const void *src, size_t len, struct pd_buf *out,
 		       size_t max_out);
 
-/*
- * Loop turns of the checks whose cost a file chooses (the format texts of the tracing data):
- * the unit tests bound them, so that a check that turns quadratic again fails a test instead of
- * hanging on a hostile file. Counted per thread; nothing else reads it.
- */
-extern _Thread_local u64 pd_steps;
-
 /* ---- The reader (reader.c opens and iterates, sample.c decodes samples) ---- */
 
 /* The sample_type bits of the sample_id trailer that sample_id_all appends to other records. */
@@ -76,6 +69,7 @@ struct pd_reader {
 	int fd;
 	bool own_fd;
 	bool pipe;
+	unsigned flags; /* enum pd_reader_flags */
 	const u8 *map; /* file mode: the whole file */
 	size_t map_len;
 	u64 file_size;

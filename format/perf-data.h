@@ -226,12 +226,14 @@ int pd_tracing_add_format(struct pd_tracing *t, const char *system, const char *
 int pd_tracing_encode(const struct pd_tracing *t, struct pd_buf *out);
 /**
  * pd_tracing_parse - parse a HEADER_TRACING_DATA payload into a libtraceevent handle.
+ * @flags: PD_READER_TRACING_IN_CHILD or 0 (enum pd_reader_flags)
  * @used: set to the bytes the payload took (pipe mode needs it to find the next record)
  *
  * Return: 0 with *tep set (free it with tep_free()), or -EINVAL (the reason, with its offset in
  * the payload, goes to the log callback at debug level) or -ENOMEM.
  */
-int pd_tracing_parse(const void *data, size_t len, struct tep_handle **tep, size_t *used);
+int pd_tracing_parse(const void *data, size_t len, unsigned flags, struct tep_handle **tep,
+		     size_t *used);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Writer. */
@@ -326,24 +328,35 @@ struct pd_event {
 	bool compressed; /* it came out of a COMPRESSED record */
 };
 
+enum pd_reader_flags {
+	/*
+	 * Parse the formats of HEADER_TRACING_DATA in a child process first (its output to
+	 * /dev/null), and refuse the tracing data if the child dies: libtraceevent crashes on
+	 * some malformed formats that the reader's own checks do not catch, and with this flag a
+	 * file cannot kill the caller through it. It costs a fork per tracing data; the child is
+	 * reaped before the call returns (a caller that ignores SIGCHLD makes the check a no-op).
+	 * Without it, libtraceevent parses the formats in the caller's process, which suits a
+	 * file the caller wrote itself.
+	 */
+	PD_READER_TRACING_IN_CHILD = 1 << 0,
+};
+
 /**
  * pd_reader_open - open a perf.data file ("-" reads a pipe-mode stream from stdin).
+ * @flags: enum pd_reader_flags: PD_READER_TRACING_IN_CHILD for a file that may be hostile
  *
  * Reads the header, attrs and features (file mode) and checks every offset and size against the
  * file. A header whose data size is 0 (the writer never finished) is read up to the last
  * complete record, and pd_reader_recovered() says so.
  *
- * It may fork once: the formats of HEADER_TRACING_DATA are first parsed in a child process (its
- * output to /dev/null), because libtraceevent crashes on some malformed formats and a file must
- * not be able to kill the caller; a child that dies gets the tracing data refused. The child is
- * reaped before this returns (a caller that ignores SIGCHLD makes the check a no-op).
- * pd_reader_next() may fork the same way at a HEADER_TRACING_DATA record among the records (pipe
- * mode puts it there).
+ * With PD_READER_TRACING_IN_CHILD it may fork once, for HEADER_TRACING_DATA, and
+ * pd_reader_next() may fork the same way at a HEADER_TRACING_DATA record among the records
+ * (pipe mode puts it there).
  *
  * Return: 0, or a negative errno with the reason in pd_reader_errmsg(*rp) when *rp is not NULL.
  */
-int pd_reader_open(struct pd_reader **rp, const char *path);
-int pd_reader_open_fd(struct pd_reader **rp, int fd);
+int pd_reader_open(struct pd_reader **rp, const char *path, unsigned flags);
+int pd_reader_open_fd(struct pd_reader **rp, int fd, unsigned flags);
 void pd_reader_close(struct pd_reader *r);
 /* One line on the last error, naming the byte offset and the record. */
 const char *pd_reader_errmsg(const struct pd_reader *r);

@@ -382,7 +382,7 @@ static void apply_tracing_data(struct pd_reader *r, const void *p, size_t len)
 	bool has_tp = false;
 	int err;
 
-	err = pd_tracing_parse(p, len, &tep, NULL);
+	err = pd_tracing_parse(p, len, r->flags, &tep, NULL);
 	for (u32 i = 0; i < r->nr_attrs; i++)
 		has_tp |= r->attrs[i].attr.type == PERF_TYPE_TRACEPOINT;
 	if (err) {
@@ -646,7 +646,7 @@ static void reader_free(struct pd_reader *r)
 	free(r);
 }
 
-static struct pd_reader *reader_alloc(int fd, bool own_fd)
+static struct pd_reader *reader_alloc(int fd, bool own_fd, unsigned flags)
 {
 	struct pd_reader *r = calloc(1, sizeof(*r));
 
@@ -654,6 +654,7 @@ static struct pd_reader *reader_alloc(int fd, bool own_fd)
 		return NULL;
 	r->fd = fd;
 	r->own_fd = own_fd;
+	r->flags = flags;
 	r->id_pos = r->is_pos = -1;
 	r->read_values_cap = 16;
 	r->read_values = calloc(r->read_values_cap, sizeof(*r->read_values));
@@ -774,20 +775,21 @@ static int open_common(struct pd_reader **rp, struct pd_reader *r)
 
 /**
  * pd_reader_open - open a perf.data file ("-" reads a pipe-mode stream from stdin).
+ * @flags: enum pd_reader_flags
  *
  * Return: 0, or a negative errno with the reason in pd_reader_errmsg(*rp) when *rp is not NULL
  * (close it with pd_reader_close() either way).
  */
-int pd_reader_open(struct pd_reader **rp, const char *path)
+int pd_reader_open(struct pd_reader **rp, const char *path, unsigned flags)
 {
 	struct pd_reader *r;
 	int fd;
 
 	*rp = NULL;
 	if (!strcmp(path, "-"))
-		return open_common(rp, reader_alloc(STDIN_FILENO, false));
+		return open_common(rp, reader_alloc(STDIN_FILENO, false, flags));
 	/* The reader first: once the file is open, nothing can fail before the reader owns it. */
-	r = reader_alloc(-1, true);
+	r = reader_alloc(-1, true, flags);
 	*rp = r;
 	if (!r)
 		return -ENOMEM;
@@ -805,12 +807,14 @@ int pd_reader_open(struct pd_reader **rp, const char *path)
  * pd_reader_open_fd - like pd_reader_open() on a descriptor the caller keeps: a regular file is
  * mapped (file mode, or pipe mode when its header says so), anything else is read as a stream.
  *
+ * @flags: enum pd_reader_flags
+ *
  * Return: 0, or a negative errno with the reason in pd_reader_errmsg(*rp).
  */
-int pd_reader_open_fd(struct pd_reader **rp, int fd)
+int pd_reader_open_fd(struct pd_reader **rp, int fd, unsigned flags)
 {
 	*rp = NULL;
-	return open_common(rp, reader_alloc(fd, false));
+	return open_common(rp, reader_alloc(fd, false, flags));
 }
 
 /**

@@ -47,8 +47,6 @@ struct pd_tracing {
 	struct tep_handle *tep;
 };
 
-_Thread_local u64 pd_steps;
-
 /*
  * libtraceevent and libtracefs print their complaints on stderr through this weak function;
  * format/ never prints, so they go to the log callback instead, as debug lines: what they
@@ -108,7 +106,6 @@ static int cmp_name(const void *a, const void *b)
 	const struct name *x = a, *y = b;
 	int r = memcmp(x->p, y->p, x->len < y->len ? x->len : y->len);
 
-	pd_steps++;
 	return r ? r : (x->len > y->len) - (x->len < y->len);
 }
 
@@ -149,7 +146,6 @@ static struct name *declared_names(const char *text, size_t fmt_at, size_t *nr)
 			}
 			names[n++] = nm;
 		}
-		pd_steps += (u64)(eol - p) + 1;
 		p = eol + 1;
 	}
 	if (n)
@@ -193,7 +189,6 @@ static int check_format_text(const char *text, size_t len)
 		pd_log(1, "tracing data: a format text ends inside a field declaration");
 		return -EINVAL;
 	}
-	pd_steps += len;
 	if (!fmt)
 		return 0; /* libtraceevent refuses it anyway */
 	names = declared_names(text, (size_t)(fmt - text), &nr_names);
@@ -234,7 +229,6 @@ static int check_format_text(const char *text, size_t len)
 		}
 		i = j - 1;
 	}
-	pd_steps += len - (size_t)(fmt - text);
 	free(names);
 	return ret;
 }
@@ -871,9 +865,10 @@ static int feed(struct tep_handle *tep, const struct layout *l, bool all)
 
 /*
  * libtraceevent's parser crashes on some malformed formats (NULL dereferences, a division by
- * zero when it folds constants; check_format_text() refuses the cases fuzzing found). A file
- * must never crash the reader, so the formats are first parsed in a child process: if it dies,
- * the tracing data is refused. Its output goes to /dev/null (a sanitizer build reports there).
+ * zero when it folds constants; check_format_text() refuses the cases fuzzing found). So that a
+ * file cannot crash a caller that asks for it (PD_READER_TRACING_IN_CHILD), the formats are
+ * first parsed in a child process: if it dies, the tracing data is refused. Its output goes to
+ * /dev/null (a sanitizer build reports there).
  * Return: true when the child parsed everything, or when that cannot be known (no fork).
  */
 static bool survives_libtraceevent(const struct layout *l)
@@ -916,6 +911,7 @@ static bool survives_libtraceevent(const struct layout *l)
 
 /**
  * pd_tracing_parse - parse a HEADER_TRACING_DATA payload into a libtraceevent handle.
+ * @flags: PD_READER_TRACING_IN_CHILD to parse the formats in a child process first, or 0
  * @used: set to the bytes the payload took (pipe mode needs it to find the next record)
  *
  * Every size is checked against len. The reason for a failure goes to the log callback (debug
@@ -924,7 +920,8 @@ static bool survives_libtraceevent(const struct layout *l)
  * Return: 0 with *tep set (free it with tep_free()), -EINVAL when the payload is malformed or a
  * format does not parse, -ENOMEM.
  */
-int pd_tracing_parse(const void *data, size_t len, struct tep_handle **tep, size_t *used)
+int pd_tracing_parse(const void *data, size_t len, unsigned flags, struct tep_handle **tep,
+		     size_t *used)
 {
 	struct cursor c = { .p = data, .len = len };
 	struct layout l = { 0 };
@@ -937,7 +934,7 @@ int pd_tracing_parse(const void *data, size_t len, struct tep_handle **tep, size
 	if (!data && len)
 		return -EINVAL;
 	ret = scan(&c, &l);
-	if (!ret && !survives_libtraceevent(&l))
+	if (!ret && (flags & PD_READER_TRACING_IN_CHILD) && !survives_libtraceevent(&l))
 		ret = -EINVAL;
 	if (ret) {
 		free(l.formats);

@@ -46,6 +46,7 @@ struct collect_bpf {
  */
 static char libbpf_last[200];
 
+__attribute__((format(printf, 2, 0)))
 static int libbpf_keep(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	char line[sizeof(libbpf_last)];

@@ -21,7 +21,7 @@ int report_open(struct report *rep, const char *path)
 	memset(rep, 0, sizeof(*rep));
 	rep->path = path;
 	rep->name = strcmp(path, "-") ? path : "stdin";
-	err = pd_reader_open(&rep->r, path);
+	err = pd_reader_open(&rep->r, path, PD_READER_TRACING_IN_CHILD);
 	if (err) {
 		if (rep->r)
 			error("%s: %s", path, pd_reader_errmsg(rep->r));

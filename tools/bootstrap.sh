@@ -1,8 +1,15 @@
 #!/bin/bash
 # Install what prec needs on Debian 12 (as root), then configure and build it in ./build.
 # Safe to run again: it installs only what is missing and rebuilds only what changed.
+#
+# usage: tools/bootstrap.sh [DIR [CONFIGURE-ARG...]]
+# builds in ./DIR instead (default build), configured with $PREC_CONFIGURE_FLAGS and then the
+# arguments given, e.g. PREC_CONFIGURE_FLAGS=CC=clang tools/bootstrap.sh build-asan
+# --enable-sanitizers. A directory configured with other arguments is configured again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+dir=${1:-build}
+shift || true
 
 pkgs="build-essential autoconf automake pkg-config python3 zstd linux-perf
       libtraceevent-dev libtracefs-dev libelf-dev libzstd-dev libbpf-dev bpftool clang"
@@ -24,10 +31,20 @@ fi
 if [ ! -x configure ] || [ configure.ac -nt configure ]; then
 	autoreconf -fi >/dev/null
 fi
-mkdir -p build
-cd build
-if [ ! -f Makefile ]; then
-	../configure ${PREC_CONFIGURE_FLAGS:-} >configure.out || { cat configure.out; exit 1; }
+# The configure arguments, one a line, to compare with those the directory was configured with
+# (config.status --config quotes them as a shell would read them).
+# shellcheck disable=SC2086 # the flags are words, as on a command line
+want=$(printf '%s\n' ${PREC_CONFIGURE_FLAGS:-} "$@")
+mkdir -p "$dir"
+cd "$dir"
+if [ ! -f Makefile ] || [ "$(eval "printf '%s\n' $(./config.status --config)")" != "$want" ]; then
+	# Objects another compiler built would be linked as they are: start from nothing.
+	if [ -f Makefile ]; then
+		make clean >/dev/null
+	fi
+	# shellcheck disable=SC2086 # the flags are words, as on a command line
+	../configure ${PREC_CONFIGURE_FLAGS:-} "$@" >configure.out ||
+		{ cat configure.out; exit 1; }
 	sed -n '/^prec /,$p' configure.out
 fi
 make -j"$(nproc)" >/dev/null

@@ -2,6 +2,10 @@
 # Build prec and run every test: the integration and unit tests in ./build, then the unit tests
 # and the fuzz corpus again under AddressSanitizer and UndefinedBehaviorSanitizer in
 # ./build-asan. The last line is the count: "N passed, N failed, N skipped".
+#
+# The compiler is configure's choice (gcc on Debian); PREC_CONFIGURE_FLAGS=CC=clang
+# tools/check.sh runs the same with clang (both directories are configured again when the flags
+# change; tests/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -11,12 +15,8 @@ tools/bootstrap.sh || { echo "0 passed, 1 failed"; exit 1; }
 (cd build && make -j"$(nproc)" check >check.out 2>&1)
 status=$?
 
-mkdir -p build-asan
-(
-	cd build-asan &&
-	{ [ -f Makefile ] || ../configure --enable-sanitizers >/dev/null; } &&
-	make -j"$(nproc)" check-unit >check.out 2>&1
-)
+tools/bootstrap.sh build-asan --enable-sanitizers >/dev/null &&
+	(cd build-asan && make -j"$(nproc)" check-unit >check.out 2>&1)
 asan=$?
 [ $asan = 0 ] || status=1
 

@@ -168,7 +168,7 @@ static void read_all(struct pd_reader *r)
 static int read_fd(int fd)
 {
 	struct pd_reader *r = NULL;
-	int ret = pd_reader_open_fd(&r, fd);
+	int ret = pd_reader_open_fd(&r, fd, PD_READER_TRACING_IN_CHILD);
 
 	if (ret) {
 		if (r)

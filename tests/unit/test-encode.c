@@ -674,7 +674,7 @@ static void test_round_trip(void)
 		ok(0, "round trip: file written");
 		goto out;
 	}
-	err = pd_reader_open(&r, path);
+	err = pd_reader_open(&r, path, 0);
 	is(err, 0, "round trip: the reader opens it");
 	if (err)
 		goto out;

@@ -118,7 +118,7 @@ static struct pd_reader *open_records(const struct file_attr *attrs, int nr_attr
 {
 	char *path = write_file(attrs, nr_attrs, data->data, data->len, feats, nr_feats, false);
 	struct pd_reader *r;
-	int err = pd_reader_open(&r, path);
+	int err = pd_reader_open(&r, path, PD_READER_TRACING_IN_CHILD);
 
 	if (err)
 		diag("open %s: %s", path, pd_reader_errmsg(r));
@@ -900,7 +900,8 @@ static void test_pipe(void)
 		_exit(0);
 	}
 	close(fds[1]);
-	is(pd_reader_open_fd(&r, fds[0]), 0, "a pipe-mode stream opens");
+	is(pd_reader_open_fd(&r, fds[0], PD_READER_TRACING_IN_CHILD), 0,
+	   "a pipe-mode stream opens");
 	ok(pd_reader_is_pipe(r), "in pipe mode");
 	while ((ret = pd_reader_next(r, &ev)) == 1) {
 		struct pd_sample smp;
@@ -943,7 +944,7 @@ static int open_bytes(const void *p, size_t len, struct pd_reader **r)
 	if (fd < 0 || write(fd, p, len) != (ssize_t)len)
 		abort();
 	close(fd);
-	err = pd_reader_open(r, path);
+	err = pd_reader_open(r, path, PD_READER_TRACING_IN_CHILD);
 	unlink(path);
 	free(path);
 	return err;
@@ -978,7 +979,7 @@ static void test_headers(void)
 	feat[1] = (struct feat){PD_FEAT_PREC, "prec-own", 8};
 
 	path = write_file(&fa, 1, data.data, data.len, feat, 2, false);
-	is(pd_reader_open(&r, path), 0, "a plain file opens");
+	is(pd_reader_open(&r, path, PD_READER_TRACING_IN_CHILD), 0, "a plain file opens");
 	is_str(pd_reader_attr_name(r, 0), "cpu-clock", "EVENT_DESC names the event");
 	ok(pd_reader_has_feature(r, PD_FEAT_EVENT_DESC), "the feature is there");
 	ok(!pd_reader_has_feature(r, PD_FEAT_HOSTNAME), "others are not");

@@ -1087,7 +1087,7 @@ static int replay_mode(const char *file)
 	size_t pos = 0;
 	int err, n;
 
-	err = pd_reader_open(&r, file);
+	err = pd_reader_open(&r, file, 0);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", file, r ? pd_reader_errmsg(r) : strerror(-err));
 		pd_reader_close(r);

@@ -615,7 +615,7 @@ static void test_cut_short(void)
 	}
 	is(pd_writer_close(w), 0, "close");
 
-	err = pd_reader_open(&r, path_in("crash.data"));
+	err = pd_reader_open(&r, path_in("crash.data"), 0);
 	is(err, 0, "the reader opens the file cut short");
 	if (err) {
 		pd_buf_release(&b);
@@ -627,7 +627,7 @@ static void test_cut_short(void)
 	ok(pd_reader_recovered(r), "and says it recovered");
 	pd_reader_close(r);
 
-	err = pd_reader_open(&r, path);
+	err = pd_reader_open(&r, path, 0);
 	is(err, 0, "the reader opens the finished file");
 	if (!err) {
 		n = 0;

@@ -4,11 +4,13 @@
  * called through a shallow call chain (main -> run_round -> hot_*).
  *
  * It must profile the same at any optimisation level the build uses, so:
- * - the three loops differ in a constant, or gcc folds identical functions into one symbol;
- * - gcc drops the frame pointer in leaves at -O1 and up, and turns a final call into a jump, and
- *   frame-pointer callchains then skip the caller: Makefile.am builds this file with
- *   -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls, which no -O level overrides, and
- *   each hot function also ends with a call (to consume()) for builds without those flags;
+ * - the three loops differ in a constant, or gcc folds identical functions into one symbol
+ *   (the build also gives gcc -fno-ipa-icf; clang folds none unless asked to);
+ * - gcc and clang drop the frame pointer in leaves at -O1 and up, and turn a final call into a
+ *   jump, and frame-pointer callchains then skip the caller: the build gives this file
+ *   -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls where the compiler has them
+ *   (configure.ac, WORKLOAD_CFLAGS), which no -O level overrides, and each hot function also
+ *   ends with a call (to consume()) for builds without those flags;
  * - everything is noinline, and the loop carries a dependency through a volatile read so that
  *   the compiler cannot vectorise or shorten it.
  *
@@ -21,7 +23,15 @@
 #include <string.h>
 #include <time.h>
 
+/* clang has no noclone attribute, and warns about one it does not know */
+#ifdef __has_attribute
+#if __has_attribute(noclone)
 #define HOT __attribute__((noinline, noclone))
+#endif
+#endif
+#ifndef HOT
+#define HOT __attribute__((noinline))
+#endif
 
 volatile unsigned long sink;
 static volatile unsigned long salt = 3;
