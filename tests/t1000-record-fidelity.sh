@@ -26,9 +26,9 @@ near() {
 	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 3) }'
 }
 
-"$PREC" record -e cpu-clock -F 4000 -o prec.data -- "$HOT3" 2 >rec.out 2>rec.err
+"$PREC" record -e cpu-clock -F 4000 -o prec.data -- "$HOT3" -c 2 >rec.out 2>rec.err
 rec_rc=$?
-perf record -q -e cpu-clock -F 4000 -o perf.data -- "$HOT3" 2 >/dev/null 2>perf-rec.err
+perf record -q -e cpu-clock -F 4000 -o perf.data -- "$HOT3" -c 2 >/dev/null 2>perf-rec.err
 
 test_expect "prec record exits 0 and prints perf's summary lines" '
 	test $rec_rc = 0 &&
@@ -78,7 +78,7 @@ test_expect "the file has hot3's build-id and the sample time range" '
 '
 
 # Call graphs: perf shows run_round and main under each hot function.
-"$PREC" record -q -g -e cpu-clock --overhead-source=none -o g.data -- "$HOT3" 1 2>g.err
+"$PREC" record -q -g -e cpu-clock --overhead-source=none -o g.data -- "$HOT3" -c 1 2>g.err
 test_expect "-g: perf report shows the callers run_round and main" '
 	no_stderr g.err &&
 	perf_clean perf report -i g.data --stdio --no-children --sort sym >g.rep &&
@@ -94,7 +94,7 @@ test_expect "-g: perf script prints the chains with symbols" '
 '
 
 # The default event: cycles, or cpu-clock with one note where the machine has no PMU.
-"$PREC" record --overhead-source=none -o d.data -- "$HOT3" 0.3 >/dev/null 2>d.err
+"$PREC" record --overhead-source=none -o d.data -- "$HOT3" -c 0.3 >/dev/null 2>d.err
 if [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/cpu_core ]; then
 	test_expect "no -e: cycles" 'perf evlist -i d.data 2>/dev/null | grep -qx "cycles"'
 else

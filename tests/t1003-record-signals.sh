@@ -73,7 +73,7 @@ for sig in INT TERM; do
 	"$PREC" record -q $NONE -e cpu-clock -a -o a-$sig.data >/dev/null 2>a-$sig.err &
 	p=$!
 	started a-$sig.data
-	"$HOT3" 0.5
+	"$HOT3" -c 0.5
 	kill -$sig $p
 	wait $p
 	echo $? >a-$sig.rc
@@ -97,7 +97,7 @@ three_rc=$?
 test_expect "the workload's exit status becomes prec's (3)" 'test $three_rc = 3'
 
 # -p: the recording ends when the process exits, and the file is complete.
-"$HOT3" 1 &
+"$HOT3" -c 1 &
 hp=$!
 # -p wants hot3 itself, not the shell about to exec it
 for _ in $(seq 250); do

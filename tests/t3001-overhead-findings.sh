@@ -47,9 +47,9 @@ limit=/proc/sys/kernel/perf_event_max_sample_rate
 old=$(cat $limit)
 at_exit "echo $old >$limit"
 
-rec modest -q -e cpu-clock -F 1000 -- "$HOT3" 1
+rec modest -q -e cpu-clock -F 1000 -- "$HOT3" -c 1
 # 50 kHz: above the 5% threshold even when other jobs leave hot3 a tenth of a CPU
-rec costly -q -e cpu-clock -F 50000 -- "$HOT3" 1
+rec costly -q -e cpu-clock -F 50000 -- "$HOT3" -c 1
 
 test_expect "a modest recording (hot3 at 1 kHz): measured, and not a single finding" '
 	test "$(cat modest.rc)" = 0 && no_stderr modest.rerr &&
@@ -76,8 +76,8 @@ test_expect "--fail-above 5: exit 3 on the costly recording, 0 on the modest one
 
 # The kernel's limit, lowered for two recordings.
 if echo 2000 >$limit 2>/dev/null; then
-	rec capped -e cpu-clock -F 8000 -- "$HOT3" 1
-	rec period -q -e cpu-clock -c 50000 -- "$HOT3" 1
+	rec capped -e cpu-clock -F 8000 -- "$HOT3" -c 1
+	rec period -q -e cpu-clock -c 50000 -- "$HOT3" -c 1
 	echo "$old" >$limit
 	test_expect "-F 8000 above a limit of 2000: prec warns, the report says rate-capped" '
 		test "$(cat capped.rc)" = 0 &&
@@ -102,7 +102,7 @@ else
 fi
 
 # One page of ring buffer, call chains, 20 kHz: the kernel drops what prec cannot drain.
-rec lost -q -m 1 -g -e cpu-clock -F 20000 -- "$HOT3" 1
+rec lost -q -m 1 -g -e cpu-clock -F 20000 -- "$HOT3" -c 1
 lost=$(json lost.json "sum(k[\"nr\"] for c in d[\"cpus\"] for k in c[\"costs\"] if k[\"type\"] == \"lost\")")
 if [ "${lost:-0}" -gt 0 ]; then
 	test_expect "lost for real (-m 1 -g -F 20000): the count, and -m advice" '
