@@ -15,16 +15,6 @@ HOT3=$PREC_BUILD/tests/workloads/hot3
 export HOME=$T/home
 mkdir -p "$HOME"
 
-# a hot3 that runs through the whole file, for -p and -t
-"$HOT3" 60 &
-bg=$!
-at_exit 'kill $bg; wait $bg'
-hot3=$(readlink -f "$HOT3")
-for _ in $(seq 100); do
-	[ "$(readlink /proc/$bg/exe 2>/dev/null)" = "$hot3" ] && break
-	sleep 0.02
-done
-
 NONE=--overhead-source=none
 n=0
 # rec NAME WHAT CHECK PREC-ARGS...: record into NAME.data, then perf must read it cleanly and
@@ -132,6 +122,16 @@ rec all-cpus "-a: CPU sampled, enabled at once (no enable_on_exec)" \
 rec cpu0 "-C 0: samples from CPU 0 only" \
 	'test "$(perf script -i cpu0.data -F cpu 2>/dev/null | sort -u | tr -d " []")" = 000' \
 	$NONE -e cpu-clock -C 0 -- "$HOT3" -c 0.3
+# a hot3 for -p and -t, started just before them: on a busy machine the recordings above may
+# take longer than its minute
+"$HOT3" 60 &
+bg=$!
+at_exit 'kill $bg; wait $bg'
+hot3=$(readlink -f "$HOT3")
+for _ in $(seq 500); do
+	[ "$(readlink /proc/$bg/exe 2>/dev/null)" = "$hot3" ] && break
+	sleep 0.02
+done
 rec pid "-p: the running hot3 is sampled" \
 	'grep -q "hot_a" pid.script && ! grep -q enable_on_exec pid.evlist' \
 	$NONE -e cpu-clock -p $bg -- sleep 0.3
