@@ -75,7 +75,7 @@ rec task-clock "task-clock -F 1000: the fixed period 1000000, no PERIOD" \
 	$NONE -e task-clock -F 1000 -- "$HOT3" -c 0.3
 # Pipe mode has no facts section to say that a frequency was asked: the frequency stays, and
 # the overhead report judges it as one (no short-period finding at 20 kHz).
-"$PREC" record -q -e cpu-clock -F 20000 -o - -- "$HOT3" -c 0.3 >pipe.data 2>pipe.err
+"$PREC" record -q -e cpu-clock -F 20000 -o - -- $FAVOURED "$HOT3" -c 0.3 >pipe.data 2>pipe.err
 test_expect "pipe mode keeps the frequency and PERIOD, and the report takes it for one" '
 	no_stderr pipe.err && perf evlist -v -i pipe.data 2>/dev/null |
 		grep -q "^cpu-clock: .*sample_freq }: 20000, sample_type: IP|TID|TIME|PERIOD|IDENTIFIER,.*freq: 1" &&
