@@ -54,7 +54,7 @@ started() {
 
 # SIGINT to prec alone, with a workload: as perf, the workload gets SIGTERM, prec keeps
 # recording until it exits, the file is complete and prec exits with the workload's 143.
-"$PREC" record $NONE -e cpu-clock -o int.data -- "$HOT3" 30 >/dev/null 2>int.err &
+"$PREC" record $NONE -e cpu-clock -o int.data -- "$HOT3" -c 30 >/dev/null 2>int.err &
 p=$!
 ran $p "$hot3" 30
 start=$(date +%s)
@@ -63,7 +63,7 @@ wait $p
 int_rc=$?
 end=$(date +%s)
 test_expect "SIGINT: prec stops the workload and exits with its status (143)" '
-	test $int_rc = 143 && test $((end - start)) -lt 10 && ! pgrep -f "$HOT3 30" >/dev/null
+	test $int_rc = 143 && test $((end - start)) -lt 10 && ! pgrep -f "$HOT3 -c 30" >/dev/null
 '
 test_expect "SIGINT: the file is complete and perf reads it cleanly" 'complete int.data'
 test_expect "SIGINT: the summary is printed" 'grep -q "Captured and wrote" int.err'
