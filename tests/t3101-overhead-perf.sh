@@ -18,9 +18,10 @@ json() {
 }
 
 perf record -q -o modest.data -e cpu-clock -F 1000 -- "$HOT3" -c 0.3 >/dev/null 2>&1
-perf record -q -o lost.data -m 1 -g -e cpu-clock -F 20000 -- "$HOT3" -c 1 >/dev/null 2>&1
+# lost and short-period are rates per second of wall time: their workloads are $FAVOURED (lib.sh)
+perf record -q -o lost.data -m 1 -g -e cpu-clock -F 20000 -- $FAVOURED "$HOT3" -c 1 >/dev/null 2>&1
 perf record -q -o dup.data -e cpu-clock -e cpu-clock -F 1000 -- "$HOT3" -c 0.3 >/dev/null 2>&1
-perf record -q -o short.data -e cpu-clock -c 20000 -- "$HOT3" -c 0.3 >/dev/null 2>&1
+perf record -q -o short.data -e cpu-clock -c 20000 -- $FAVOURED "$HOT3" -c 0.3 >/dev/null 2>&1
 
 test_expect "a perf recording: read, said to have no prec figures, no finding" '
 	"$PREC" report --overhead -i modest.data >m.txt 2>m.err &&
