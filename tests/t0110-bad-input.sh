@@ -240,8 +240,9 @@ killed_ok() {
 test_expect "data size 0: recovered with one warning" 'killed_ok killed.data'
 test_expect "data size 0, cut inside a record: recovered" 'killed_ok killed2.data'
 test_expect "perf record killed with SIGKILL: recovered" '
-	perf record -q -e cpu-clock -o sigkill.data -- sleep 3 >/dev/null 2>&1 &
-	pid=$!; sleep 1; kill -9 $pid; wait $pid 2>/dev/null
+	perf record -q -e cpu-clock -o sigkill.data -- sleep 30 >/dev/null 2>&1 &
+	pid=$!; ran $pid "$(readlink -f "$(command -v sleep)")" 0; child=$(pgrep -P $pid)
+	kill -9 $pid; wait $pid 2>/dev/null; kill $child 2>/dev/null
 	[ -s sigkill.data ] && killed_ok sigkill.data'
 test_expect "a pipe that stops inside a record: recovered" '
 	perf record -q -e cpu-clock -o - -- "$W" -c 0.2 2>/dev/null >pipe.data &&
