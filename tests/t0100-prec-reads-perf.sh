@@ -80,16 +80,16 @@ check() {
 	test_expect "$1: the summary counts the samples" "summary_ok $1"
 }
 
-test_expect "perf records cpu-clock" "record cpu -e cpu-clock -- $W 0.3"
+test_expect "perf records cpu-clock" "record cpu -e cpu-clock -- $W -c 0.3"
 check cpu
 
-test_expect "perf records with -g" "record callchain -e cpu-clock -g -- $W 0.3"
+test_expect "perf records with -g" "record callchain -e cpu-clock -g -- $W -c 0.3"
 check callchain
 test_expect "callchain: -D shows the chains" \
 	'grep -q "^\.\.\. FP chain: nr:[1-9]" callchain.dump'
 
 if have zstd && perf version --build-options 2>/dev/null | grep -q 'zstd: *\[ on'; then
-	test_expect "perf records with -z" "record zstd -e cpu-clock -z -- $W 0.3"
+	test_expect "perf records with -z" "record zstd -e cpu-clock -z -- $W -c 0.3"
 	test_expect "zstd: the file has COMPRESSED records" \
 		'"$PREC" report -i zstd.data --stats | grep -q "COMPRESSED events: *[1-9]"'
 	check zstd
@@ -108,14 +108,14 @@ else
 fi
 
 test_expect "perf records --switch-events" \
-	"record switch -e cpu-clock --switch-events -- $W 0.3"
+	"record switch -e cpu-clock --switch-events -- $W -c 0.3"
 check switch
 test_expect "switch: SWITCH records counted" \
 	'grep -q "SWITCH events: *[1-9]" switch.prec.stats'
 
 # Pipe mode: prec reads the stream as perf writes it; perf report reads the same bytes after.
 pipe_stats() {
-	perf record -q -e cpu-clock -o - -- "$W" 0.3 2>pipe.rec.err | tee pipe.data |
+	perf record -q -e cpu-clock -o - -- "$W" -c 0.3 2>pipe.rec.err | tee pipe.data |
 		"$PREC" report -i - --stats >pipe.prec.stats 2>pipe.prec.err || return 1
 	no_stderr pipe.prec.err || return 1
 	cat pipe.data | perf_clean perf report -i - --stats >pipe.perf.stats || return 1
@@ -161,7 +161,7 @@ else
 fi
 if have zstd && perf version --build-options 2>/dev/null | grep -q 'zstd: *\[ on'; then
 	test_expect "pipe: a -z stream (COMPRESSED in pipe mode) is read" "
-		perf record -q -z -e cpu-clock -o - -- $W 0.3 >pipez.data 2>/dev/null &&
+		perf record -q -z -e cpu-clock -o - -- $W -c 0.3 >pipez.data 2>/dev/null &&
 		pipe_vs_script pipez cpu-clock"
 else
 	test_skip "pipe: a -z stream (COMPRESSED in pipe mode) is read" "no zstd"

@@ -13,11 +13,11 @@ require root perf python
 W=$PREC_BUILD/tests/workloads/hot3
 [ -x "$W" ] || skip_all "the hot3 workload is not built"
 
-perf record -q -e cpu-clock -g -o good.data -- "$W" 0.2 >/dev/null 2>&1 ||
+perf record -q -e cpu-clock -g -o good.data -- "$W" -c 0.2 >/dev/null 2>&1 ||
 	skip_all "perf record failed"
 have_z=
 if have zstd && perf version --build-options 2>/dev/null | grep -q 'zstd: *\[ on'; then
-	perf record -q -e cpu-clock -z -o z.data -- "$W" 0.2 >/dev/null 2>&1 && have_z=1
+	perf record -q -e cpu-clock -z -o z.data -- "$W" -c 0.2 >/dev/null 2>&1 && have_z=1
 fi
 
 # one_error FILE [VIEW]: prec refuses FILE with one "prec: " line and a plain non-zero status.
@@ -240,11 +240,12 @@ killed_ok() {
 test_expect "data size 0: recovered with one warning" 'killed_ok killed.data'
 test_expect "data size 0, cut inside a record: recovered" 'killed_ok killed2.data'
 test_expect "perf record killed with SIGKILL: recovered" '
-	perf record -q -e cpu-clock -o sigkill.data -- sleep 3 >/dev/null 2>&1 &
-	pid=$!; sleep 1; kill -9 $pid; wait $pid 2>/dev/null
+	perf record -q -e cpu-clock -o sigkill.data -- sleep 30 >/dev/null 2>&1 &
+	pid=$!; ran $pid "$(readlink -f "$(command -v sleep)")" 0; child=$(pgrep -P $pid)
+	kill -9 $pid; wait $pid 2>/dev/null; kill $child 2>/dev/null
 	[ -s sigkill.data ] && killed_ok sigkill.data'
 test_expect "a pipe that stops inside a record: recovered" '
-	perf record -q -e cpu-clock -o - -- "$W" 0.2 2>/dev/null >pipe.data &&
+	perf record -q -e cpu-clock -o - -- "$W" -c 0.2 2>/dev/null >pipe.data &&
 	size=$(stat -c %s pipe.data) && head -c $((size - 5)) pipe.data |
 	"$PREC" report -i - --stats >/dev/null 2>err &&
 	grep -q "^prec: warning: stdin was not finished by its writer" err &&

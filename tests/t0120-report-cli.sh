@@ -51,11 +51,12 @@ test_expect "every option of the usage is in prec-report.1" man_has_options
 if have perf && have root; then
 	W=$PREC_BUILD/tests/workloads/hot3
 	test_expect "without -i, prec report reads ./perf.data" '
-		perf record -q -e cpu-clock -o perf.data -- "$W" 0.1 >/dev/null 2>&1 &&
+		perf record -q -e cpu-clock -o perf.data -- "$W" -c 0.1 >/dev/null 2>&1 &&
 		"$PREC" report --stats </dev/null >stats 2>err && no_stderr err &&
 		grep -q "SAMPLE events: *[1-9]" stats'
 	test_expect "without -i, a pipe on stdin is read" '
-		perf record -q -e cpu-clock -o - -- "$W" 0.1 2>/dev/null | "$PREC" report --stats \
+		perf record -q -e cpu-clock -o - -- "$W" -c 0.1 2>/dev/null |
+			"$PREC" report --stats \
 			>stats 2>err && no_stderr err && grep -q "ATTR events: *1" stats'
 else
 	test_skip "prec report reads ./perf.data and a pipe without -i" "needs root and perf"

@@ -54,7 +54,7 @@ started() {
 
 # SIGINT to prec alone, with a workload: as perf, the workload gets SIGTERM, prec keeps
 # recording until it exits, the file is complete and prec exits with the workload's 143.
-"$PREC" record $NONE -e cpu-clock -o int.data -- "$HOT3" 30 >/dev/null 2>int.err &
+"$PREC" record $NONE -e cpu-clock -o int.data -- "$HOT3" -c 30 >/dev/null 2>int.err &
 p=$!
 ran $p "$hot3" 30
 start=$(date +%s)
@@ -63,7 +63,7 @@ wait $p
 int_rc=$?
 end=$(date +%s)
 test_expect "SIGINT: prec stops the workload and exits with its status (143)" '
-	test $int_rc = 143 && test $((end - start)) -lt 10 && ! pgrep -f "$HOT3 30" >/dev/null
+	test $int_rc = 143 && test $((end - start)) -lt 10 && ! pgrep -f "$HOT3 -c 30" >/dev/null
 '
 test_expect "SIGINT: the file is complete and perf reads it cleanly" 'complete int.data'
 test_expect "SIGINT: the summary is printed" 'grep -q "Captured and wrote" int.err'
@@ -73,7 +73,7 @@ for sig in INT TERM; do
 	"$PREC" record -q $NONE -e cpu-clock -a -o a-$sig.data >/dev/null 2>a-$sig.err &
 	p=$!
 	started a-$sig.data
-	"$HOT3" 0.5
+	"$HOT3" -c 0.5
 	kill -$sig $p
 	wait $p
 	echo $? >a-$sig.rc
@@ -97,7 +97,7 @@ three_rc=$?
 test_expect "the workload's exit status becomes prec's (3)" 'test $three_rc = 3'
 
 # -p: the recording ends when the process exits, and the file is complete.
-"$HOT3" 1 &
+"$HOT3" -c 1 &
 hp=$!
 # -p wants hot3 itself, not the shell about to exec it
 for _ in $(seq 250); do

@@ -13,22 +13,24 @@ HOT3=$PREC_BUILD/tests/workloads/hot3
 
 hot3=$(readlink -f "$HOT3")
 
-# grown FILE FROM BYTES: wait (10 s at most) until FILE is BYTES larger than FROM
+# grown FILE FROM BYTES: wait (30 s at most: a busy machine may leave hot3 little CPU) until
+# FILE is BYTES larger than FROM
 grown() {
-	for _ in $(seq 500); do
+	for _ in $(seq 1500); do
 		[ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -ge $(($2 + $3)) ] && return 0
 		sleep 0.02
 	done
-	echo "# $1 did not grow by $3 bytes from $2 in 10 s"
+	echo "# $1 did not grow by $3 bytes from $2 in 30 s"
 	return 1
 }
 
 # killed NAME GROW ARGS...: record hot3 into NAME.data with ARGS, and once hot3 has run 0.3 s
-# and the file has grown by GROW bytes (its samples), kill prec with SIGKILL.
+# and the file has grown by GROW bytes (its samples), kill prec with SIGKILL. hot3 runs for CPU
+# time: on a busy machine 20 s of wall time could end before it got that far, and prec with it.
 killed() {
 	local name=$1 grow=$2 p workload
 	shift 2
-	"$PREC" record -q --overhead-source=none "$@" -o "$name.data" -- "$HOT3" 20 \
+	"$PREC" record -q --overhead-source=none "$@" -o "$name.data" -- "$HOT3" -c 20 \
 		>/dev/null 2>"$name.rec.err" &
 	p=$!
 	disown $p

@@ -14,9 +14,9 @@ NONE=--overhead-source=none
 export HOME=$T/home
 mkdir -p "$HOME"
 
-"$HOT3" 2.5 &
+"$HOT3" -c 2.5 &
 busy=$!
-"$PREC" record $NONE -e cpu-clock -a -g -F 20000 -o fast.data -- "$HOT3" 2 >/dev/null \
+"$PREC" record $NONE -e cpu-clock -a -g -F 20000 -o fast.data -- "$HOT3" -c 2 >/dev/null \
 	2>fast.err
 fast_rc=$?
 wait $busy
@@ -35,9 +35,9 @@ test_expect "-a -g -F 20000: several rounds were written" '
 	echo "rounds: $r"; test -n "$r" && test "$r" -gt 1
 '
 
-"$HOT3" 1.5 &
+"$HOT3" -c 1.5 &
 busy=$!
-"$PREC" record $NONE -e cpu-clock -a -g -F 50000 -m 1 -o lost.data -- "$HOT3" 1 >/dev/null \
+"$PREC" record $NONE -e cpu-clock -a -g -F 50000 -m 1 -o lost.data -- "$HOT3" -c 1 >/dev/null \
 	2>lost.err
 lost_rc=$?
 wait $busy

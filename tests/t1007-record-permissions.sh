@@ -24,7 +24,8 @@ as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
 
-(cd out && as_nobody "$PREC" record $NONE -e cpu-clock -o u.data -- "$HOT3" 0.5 >../u.out 2>../u.err)
+(cd out && as_nobody "$PREC" record $NONE -e cpu-clock -o u.data -- "$HOT3" -c 0.5 \
+	>../u.out 2>../u.err)
 u_rc=$?
 test_expect "unprivileged: user space only, said in one line, exit 0" '
 	cat u.err

@@ -65,7 +65,7 @@ stat_report() {
 # ---- three alike task-clocks (one in a group), task-clock:u apart --------
 
 COUNT='task-clock,task-clock,{task-clock,page-faults},task-clock:u'
-"$PREC" record --count "$COUNT" --overhead-source=none -o c.data -- "$HOT3" 1 >rec.out 2>rec.err
+"$PREC" record --count "$COUNT" --overhead-source=none -o c.data -- "$HOT3" -c 1 >rec.out 2>rec.err
 rec_rc=$?
 
 test_expect "prec record --count records (exit 0, no warning)" '
@@ -235,7 +235,7 @@ noshare() {
 SOFT="-e cpu-clock --count task-clock,page-faults,context-switches --count-interval 100ms"
 # shellcheck disable=SC2086 # SOFT is a list of options
 "$PREC" record -q $SOFT --overhead-source=none -o kids.data \
-	-- sh -c "\"$HOT3\" 0.5 & \"$HOT3\" 0.5; wait" >/dev/null 2>kids.err
+	-- sh -c "\"$HOT3\" -c 0.5 & \"$HOT3\" -c 0.5; wait" >/dev/null 2>kids.err
 test_expect "a command with two children at once: no running share in perf stat report" '
 	cat kids.err; noshare kids.data
 '
@@ -307,7 +307,7 @@ test_expect "-t of one busy thread: its readings alone, on any CPU, no running s
 '
 
 # shellcheck disable=SC2086
-"$PREC" record -q -a $SOFT --overhead-source=none -o wide.data -- "$HOT3" 0.5 \
+"$PREC" record -q -a $SOFT --overhead-source=none -o wide.data -- "$HOT3" -c 0.5 \
 	>/dev/null 2>wide.err
 test_expect "-a: no running share in perf stat report" '
 	cat wide.err; noshare wide.data
@@ -316,7 +316,7 @@ test_expect "-a: no running share in perf stat report" '
 # ---- system-wide, some CPUs, pipe mode, reading without --count ------------------------------
 
 "$PREC" record -q -a --count task-clock,task-clock --overhead-source=none -o a.data \
-	-- "$HOT3" 0.3 >/dev/null 2>a.err
+	-- "$HOT3" -c 0.3 >/dev/null 2>a.err
 test_expect "-a: readings per CPU, the shared task-clock read equal on each CPU" '
 	perf_clean perf script -i a.data >/dev/null
 	table a.data >a.table
@@ -329,28 +329,28 @@ test_expect "-a: readings per CPU, the shared task-clock read equal on each CPU"
 '
 
 "$PREC" record -q -C 0 --count page-faults --overhead-source=none -o C.data \
-	-- "$HOT3" 0.2 >/dev/null 2>C.err
+	-- "$HOT3" -c 0.2 >/dev/null 2>C.err
 test_expect "-C 0: readings on CPU 0 alone" '
 	stat_report C.data >/dev/null
 	table C.data >C.table
 	test -s C.table && test "$(cut -d" " -f2 C.table | sort -u)" = 0
 '
 
-"$PREC" record -q --count task-clock,page-faults --overhead-source=none -o - -- "$HOT3" 0.3 \
+"$PREC" record -q --count task-clock,page-faults --overhead-source=none -o - -- "$HOT3" -c 0.3 \
 	>p.data 2>p.err
 test_expect "pipe mode: perf script and perf stat report read the readings" '
 	test -s p.data && perf_clean perf script -i p.data >p.out &&
 		grep -q "task-clock" p.out && grep -q hot_a p.out && stat_report p.data
 '
 
-"$PREC" record -q --count-interval 100ms --overhead-source=none -o n.data -- "$HOT3" 0.3 \
+"$PREC" record -q --count-interval 100ms --overhead-source=none -o n.data -- "$HOT3" -c 0.3 \
 	>/dev/null 2>n.err
 test_expect "--count-interval alone reads the sampling event" '
 	final n.data >n.final && cat n.final &&
 		test "$(cut -d" " -f1 n.final)" = cpu-clock && test "$(cut -d" " -f2 n.final)" -gt 0
 '
 
-"$PREC" record -q --overhead-source=none -o plain.data -- "$HOT3" 0.1 >/dev/null 2>&1
+"$PREC" record -q --overhead-source=none -o plain.data -- "$HOT3" -c 0.1 >/dev/null 2>&1
 test_expect "without --count nothing is read: the file is perf record's" '
 	"$PREC" report -D -i plain.data >plain.dump 2>&1 &&
 		! grep -q "PERF_RECORD_STAT" plain.dump && grep -q "PERF_RECORD_SAMPLE" plain.dump
@@ -362,7 +362,8 @@ if command -v setpriv >/dev/null 2>&1 && [ "$paranoid" -ge 2 ]; then
 	test_expect "unprivileged (paranoid 2): the counters count user space, said once" '
 		(cd np && setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
 			"$PREC" record --count task-clock,page-faults --overhead-source=none \
-			-o u.data -- "$HOT3" 0.2 >/dev/null 2>../np.err) || { cat np.err; exit 1; }
+			-o u.data -- "$HOT3" -c 0.2 >/dev/null 2>../np.err) ||
+			{ cat np.err; exit 1; }
 		cat np.err
 		test "$(grep -c "counting user space only" np.err)" = 1 &&
 			"$PREC" report -D -i np/u.data >np.dump 2>&1 &&

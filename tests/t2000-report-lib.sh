@@ -357,7 +357,7 @@ workload_multi() {
 		echo '#!/bin/sh'
 		echo 'i=0'
 		echo 'while [ $i -lt 2 ]; do'
-		echo "	$W 0.1"
+		echo "	$W -c 0.1"
 		echo '	ls -lR /usr/lib/x86_64-linux-gnu >/dev/null 2>&1'
 		echo '	head -c 1000000 /dev/urandom | gzip -c >/dev/null'
 		echo "	sha256sum $W >/dev/null"

@@ -30,10 +30,10 @@ check() {
 	test_expect "$name: the flame graph adds up" "svg_ok $name.data"
 }
 
-test_expect "perf records hot3" 'rec_perf perf -- "$W" 0.3'
+test_expect "perf records hot3" 'rec_perf perf -- "$W" -c 0.3'
 check perf
 
-test_expect "perf records hot3 with -g" 'rec_perf perfg -g -- "$W" 0.3'
+test_expect "perf records hot3 with -g" 'rec_perf perfg -g -- "$W" -c 0.3'
 check perfg
 test_expect "perfg: the call graphs are perf's" 'same_graph perfg.data 6'
 test_expect "perfg: so are -g caller and fractal ones" '
@@ -49,22 +49,22 @@ test_expect "perfg: hot_a's chain is hot_a, run_round, main" '
 		grep -q "hot_a run_round main"'
 
 if [ -n "$have_z" ]; then
-	test_expect "perf records hot3 with -z -g" 'rec_perf perfz -z -g -- "$W" 0.3'
+	test_expect "perf records hot3 with -z -g" 'rec_perf perfz -z -g -- "$W" -c 0.3'
 	check perfz
 	test_expect "perfz: the call graphs are perf's" 'same_graph perfz.data 6'
 else
 	test_skip "perf -z" "perf or prec is built without zstd"
 fi
 
-test_expect "prec records hot3" 'rec_prec prec -- "$W" 0.3'
+test_expect "prec records hot3" 'rec_prec prec -- "$W" -c 0.3'
 check prec
 
-test_expect "prec records hot3 with -g" 'rec_prec precg -g -- "$W" 0.3'
+test_expect "prec records hot3 with -g" 'rec_prec precg -g -- "$W" -c 0.3'
 check precg
 test_expect "precg: the call graphs are perf's" 'same_graph precg.data 6'
 
 if [ -n "$have_z" ]; then
-	test_expect "prec records hot3 with -z -g" 'rec_prec precz -z -g -- "$W" 0.3'
+	test_expect "prec records hot3 with -z -g" 'rec_prec precz -z -g -- "$W" -c 0.3'
 	check precz
 else
 	test_skip "prec -z" "prec is built without zstd"

@@ -51,7 +51,7 @@ if ! have root || ! have perf || ! have python || [ ! -x "$W" ]; then
 fi
 
 test_expect "perf records hot3 without and with -g" '
-	rec_perf plain -- "$W" 0.2 && rec_perf chains -g -- "$W" 0.2'
+	rec_perf plain -- "$W" -c 0.2 && rec_perf chains -g -- "$W" 0.2'
 test_expect "-g on a file without call chains: one line, exit 1" '
 	one_error -i plain.data -g && grep -q "call chains" err'
 test_expect "-g none on a file without call chains is fine" '
@@ -91,14 +91,14 @@ test_expect "--folded names what it could not resolve on stderr, -q does not" '
 
 # pipe mode
 test_expect "perf records in pipe mode" '
-	perf record -q -e cpu-clock -F 4000 -g -o - -- "$W" 0.2 >pipe.data 2>/dev/null &&
+	perf record -q -e cpu-clock -F 4000 -g -o - -- "$W" -c 0.2 >pipe.data 2>/dev/null &&
 	[ -s pipe.data ]'
 test_expect "a pipe-mode file: the table is perf's" 'same_table pipe.data'
 test_expect "a pipe-mode file on stdin: the same table" '
 	prec_ok a.out pipe.data && "$PREC" report -i - <pipe.data >b.out 2>err &&
 	cmp a.out b.out'
 test_expect "perf record -o - | prec report -i -: the table of perf report" '
-	perf record -q -e cpu-clock -F 4000 -g -o - -- "$W" 0.2 2>/dev/null | tee live.data |
+	perf record -q -e cpu-clock -F 4000 -g -o - -- "$W" -c 0.2 2>/dev/null | tee live.data |
 		"$PREC" report -i - >live.out 2>err &&
 	perf_clean perf report -i live.data --stdio --no-children >perf.out &&
 	"$PYTHON" "$CMP" table perf.out live.out'

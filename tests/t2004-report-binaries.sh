@@ -73,7 +73,7 @@ test_expect "mismatch: prec says so once" '
 check mismatch "$T/replaced" "build-id mismatch"
 
 test_expect "perf records hot3 (build-ids, no cache): everything resolves" '
-	rec_perf resolved -N -- "$W" 0.2 && prec_ok prec.out resolved.data -g none &&
+	rec_perf resolved -N -- "$W" -c 0.2 && prec_ok prec.out resolved.data -g none &&
 	grep -q "hot_a" prec.out && ! grep -q "hot3 *hot3 *\[\.\] 0x" prec.out'
 
 # A C++ function that gcc cloned (.constprop.0): perf names it without the clone suffix

@@ -230,9 +230,9 @@ json_graphs() {
 	"$PYTHON" "$CMP2" jsongraph prec.json prec.out $flat
 }
 
-test_expect "perf records hot3 with -g" 'rec_perf perfg -g -- "$W" 0.3'
-test_expect "prec records hot3 with -g" 'rec_prec precg -g -- "$W" 0.3'
-test_expect "perf records hot3 without -g" 'rec_perf perf -- "$W" 0.2'
+test_expect "perf records hot3 with -g" 'rec_perf perfg -g -- "$W" -c 0.3'
+test_expect "prec records hot3 with -g" 'rec_prec precg -g -- "$W" -c 0.3'
+test_expect "perf records hot3 without -g" 'rec_perf perf -- "$W" -c 0.2'
 
 for f in perfg precg; do
 	test_expect "$f: --children is perf's" "same_children $f.data"

@@ -126,7 +126,7 @@ check_irqs() {
 	return 1
 }
 
-record rec -e cpu-clock -F 4000 --sample-cpu --overhead-interval 500ms -- "$HOT3" 1.5
+record rec -e cpu-clock -F 4000 --sample-cpu --overhead-interval 500ms -- "$HOT3" -c 1.5
 rec_rc=$(cat rec.rc)
 
 test_expect "prec record measures by default and says how, in one line before the summary" '
@@ -241,7 +241,7 @@ else
 fi
 
 # The fallback collector: it measures the same, and the file says by how much it inflates.
-record tp -q -e cpu-clock -F 4000 --sample-cpu --overhead-source=tracepoint -- "$HOT3" 1
+record tp -q -e cpu-clock -F 4000 --sample-cpu --overhead-source=tracepoint -- "$HOT3" -c 1
 test_expect "--overhead-source=tracepoint: silent with -q, counts the interrupts alike" '
 	test "$(cat tp.rc)" = 0 && no_stderr tp.err &&
 	[ "$(json tp.json "d[\"facts\"][\"source\"]")" = tracepoint ] &&
@@ -253,7 +253,7 @@ test_expect "--overhead-source=tracepoint: its own cost is calibrated and the re
 '
 
 # Turned off: nothing calibrated, no prec:overhead; the attrs are perf's.
-"$PREC" record -e cpu-clock -F 4000 --overhead-source=none -o none.data -- "$HOT3" 0.3 \
+"$PREC" record -e cpu-clock -F 4000 --overhead-source=none -o none.data -- "$HOT3" -c 0.3 \
 	>none.out 2>none.err
 none_rc=$?
 test_expect "--overhead-source=none: no calibration, no prec:overhead, said in the facts" '
@@ -269,7 +269,7 @@ if command -v setpriv >/dev/null 2>&1 &&
 	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ]; then
 	mkdir np && chmod 777 np
 	(cd np && setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
-		"$PREC" record -e cpu-clock -o np.data -- "$HOT3" 0.3 >np.out 2>np.err)
+		"$PREC" record -e cpu-clock -o np.data -- "$HOT3" -c 0.3 >np.out 2>np.err)
 	np_rc=$?
 	test_expect "unprivileged: the kernel-side costs unavailable, with the reason, never 0" '
 		cat np/np.err
@@ -287,7 +287,7 @@ else
 fi
 
 test_expect "pipe mode: the prec:overhead samples travel with the data" '
-	"$PREC" record -q -e cpu-clock -o - -- "$HOT3" 0.3 2>pipe.err |
+	"$PREC" record -q -e cpu-clock -o - -- "$HOT3" -c 0.3 2>pipe.err |
 		"$PREC" report --overhead -i - --json >pipe.json 2>/dev/null &&
 	no_stderr pipe.err &&
 	[ "$(json pipe.json "d[\"overhead_records\"] > 0 and any(cost(c[\"cpu\"], \"stolen\") for c in d[\"cpus\"] if c[\"cpu\"] >= 0)")" = true ]
@@ -295,7 +295,7 @@ test_expect "pipe mode: the prec:overhead samples travel with the data" '
 
 if have zstd; then
 	test_expect "-z: perf reads the compressed file with prec:overhead in it" '
-		"$PREC" record -q -z -e cpu-clock -o z.data -- "$HOT3" 0.3 &&
+		"$PREC" record -q -z -e cpu-clock -o z.data -- "$HOT3" -c 0.3 &&
 		perf_clean perf script -i z.data >z.script &&
 		grep -q "prec:overhead: cpu=-1 type=write" z.script
 	'

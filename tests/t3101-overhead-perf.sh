@@ -17,10 +17,11 @@ json() {
 	"$PYTHON" -c 'import json, sys; d = json.load(open(sys.argv[1])); r = eval(sys.argv[2]); print(json.dumps(r) if isinstance(r, (dict, list, bool)) or r is None else r)' "$1" "$2"
 }
 
-perf record -q -o modest.data -e cpu-clock -F 1000 -- "$HOT3" 0.3 >/dev/null 2>&1
-perf record -q -o lost.data -m 1 -g -e cpu-clock -F 20000 -- "$HOT3" 1 >/dev/null 2>&1
-perf record -q -o dup.data -e cpu-clock -e cpu-clock -F 1000 -- "$HOT3" 0.3 >/dev/null 2>&1
-perf record -q -o short.data -e cpu-clock -c 20000 -- "$HOT3" 0.3 >/dev/null 2>&1
+perf record -q -o modest.data -e cpu-clock -F 1000 -- "$HOT3" -c 0.3 >/dev/null 2>&1
+# lost and short-period are rates per second of wall time: their workloads are $FAVOURED (lib.sh)
+perf record -q -o lost.data -m 1 -g -e cpu-clock -F 20000 -- $FAVOURED "$HOT3" -c 1 >/dev/null 2>&1
+perf record -q -o dup.data -e cpu-clock -e cpu-clock -F 1000 -- "$HOT3" -c 0.3 >/dev/null 2>&1
+perf record -q -o short.data -e cpu-clock -c 20000 -- $FAVOURED "$HOT3" -c 0.3 >/dev/null 2>&1
 
 test_expect "a perf recording: read, said to have no prec figures, no finding" '
 	"$PREC" report --overhead -i modest.data >m.txt 2>m.err &&
@@ -55,7 +56,7 @@ test_expect "duplicate-events for real: -e cpu-clock -e cpu-clock" '
 	[ "$(json d.json "[(f[\"id\"], f[\"severity\"]) for f in d[\"findings\"]]")" = "[[\"duplicate-events\", \"warn\"]]" ]'
 
 test_expect "pipe mode: the events arrive with the data and are judged alike" '
-	perf record -q -o - -e cpu-clock -e cpu-clock -F 1000 -- "$HOT3" 0.2 2>/dev/null |
+	perf record -q -o - -e cpu-clock -e cpu-clock -F 1000 -- "$HOT3" -c 0.2 2>/dev/null |
 		"$PREC" report --overhead -i - --json >pd.json &&
 	[ "$(json pd.json "[(f[\"id\"], f[\"event\"]) for f in d[\"findings\"]]")" = "[[\"duplicate-events\", \"cpu-clock\"]]" ] &&
 	[ "$(json pd.json "d[\"facts\"][\"present\"]")" = false ]'

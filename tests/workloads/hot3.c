@@ -15,6 +15,9 @@
  *   the compiler cannot vectorise or shorten it.
  *
  * usage: hot3 [SECONDS]   (default 1; the work is split into rounds until the time is up)
+ *        hot3 -c SECONDS rounds until the process has run SECONDS on a CPU: as many samples on
+ *                        a busy machine as on an idle one, where other work only stretches the
+ *                        wall time (what the tests want)
  *        hot3 -r ROUNDS  a fixed amount of work, for benchmarks: ROUNDS rounds (about 1 ms each
  *                        here), then one line on stderr with the time they took, wall and CPU
  */
@@ -106,6 +109,18 @@ int main(int argc, char **argv)
 			run_round(200000);
 		fprintf(stderr, "hot3: %lu rounds in %.6f s wall, %.6f s CPU\n", rounds, now() - w0,
 			clock_s(CLOCK_THREAD_CPUTIME_ID) - c0);
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "-c")) {
+		/*
+		 * The process's own CPU time, not the wall clock: a sampling event such as
+		 * cpu-clock counts the former, so the samples do not depend on the CPU share
+		 * the other work on the machine leaves.
+		 */
+		end = clock_s(CLOCK_PROCESS_CPUTIME_ID) + atof(argv[2]);
+		do
+			run_round(200000);
+		while (clock_s(CLOCK_PROCESS_CPUTIME_ID) < end);
 		return 0;
 	}
 
