@@ -96,11 +96,6 @@ const struct record_hook overhead_hook = {
 /* ---------------------------------------------------------------------------------------- */
 /* Setting up */
 
-static bool is_overhead_attr(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_TRACEPOINT && a->config >= PD_PREC_EVENT_ID_BASE;
-}
-
 static bool hardware_attr(const struct perf_event_attr *a)
 {
 	return a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
@@ -110,7 +105,7 @@ static bool hardware_attr(const struct perf_event_attr *a)
 /* A workload event that samples (not a counting event, not dummy, not prec's own). */
 static bool sampling_attr(const struct perf_event_attr *a)
 {
-	if (is_overhead_attr(a))
+	if (attr_is_prec_event(a))
 		return false;
 	if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY)
 		return false;
