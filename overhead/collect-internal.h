@@ -90,13 +90,4 @@ int collect_tp_stop(struct overhead_collector *c);
 int collect_tp_read(struct overhead_collector *c, struct overhead_cpu_stats *st);
 void collect_tp_close(struct overhead_collector *c);
 
-/* ---- perf_event_open (overhead/collect.c); ring buffers are util/ring-buffer.h's */
-
-/**
- * perf_event_open_fd - perf_event_open(2) with O_CLOEXEC.
- *
- * Return: the file descriptor, or a negative errno.
- */
-int perf_event_open_fd(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd);
-
 #endif

@@ -26,6 +26,7 @@
 #include <event-parse.h>
 
 #include "overhead/collect-internal.h"
+#include "util/perf-event.h"
 #include "util/ring-buffer.h"
 
 /*

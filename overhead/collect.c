@@ -250,11 +250,3 @@ void overhead_collector_close(struct overhead_collector *c)
 	free(c);
 }
 
-/* ---- perf_event_open */
-
-int perf_event_open_fd(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
-{
-	int fd = sys_perf_event_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}

@@ -3,6 +3,7 @@
 #ifndef PREC_UTIL_PERF_EVENT_H
 #define PREC_UTIL_PERF_EVENT_H
 
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <sys/syscall.h>
@@ -14,6 +15,15 @@ static inline int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, i
 				      int group_fd, unsigned long flags)
 {
 	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+/* perf_event_open_fd - perf_event_open(2) with O_CLOEXEC: the fd, or a negative errno. */
+static inline int perf_event_open_fd(struct perf_event_attr *attr, pid_t pid, int cpu,
+				     int group_fd)
+{
+	int fd = sys_perf_event_open(attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
 }
 
 /*

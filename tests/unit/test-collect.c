@@ -26,6 +26,7 @@
 #include "overhead/collect-internal.h"
 #include "overhead/kallsyms.h"
 #include "util/cpumap.h"
+#include "util/perf-event.h"
 #include "util/ring-buffer.h"
 #include "tests/tap.h"
 
