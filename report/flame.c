@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/flame.h"
 #include "report/hist.h"
 #include "util/hash.h"
 #include "util/log.h"

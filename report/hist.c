@@ -971,8 +971,11 @@ char *profile_unresolved_line(struct profile *p, bool header)
 	return out;
 }
 
-/* Some event records call chains (asked after reading: pipe mode declares events as it goes). */
-static bool file_has_chains(struct pd_reader *r)
+/*
+ * Asked after reading: pipe mode declares events as it goes. The profile view asks it too, to
+ * refuse -g on a file without chains.
+ */
+bool file_has_chains(struct pd_reader *r)
 {
 	for (u32 i = 0; i < pd_reader_nr_attrs(r); i++)
 		if (pd_reader_attr(r, i)->sample_type & PERF_SAMPLE_CALLCHAIN)
@@ -1204,56 +1207,4 @@ void profile_free(struct profile *p)
 	free(p->by_gid);
 	free(p->row_cache);
 	session_exit(&p->s);
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* The view */
-
-/* Every attr records the CPU: --cpu needs it (perf refuses -C otherwise). */
-static bool file_has_cpu(struct pd_reader *r)
-{
-	u32 nr = pd_reader_nr_attrs(r);
-
-	for (u32 i = 0; i < nr; i++)
-		if (!(pd_reader_attr(r, i)->sample_type & PERF_SAMPLE_CPU))
-			return false;
-	return nr > 0;
-}
-
-/*
- * The profile view. profile_run() notes in its options how the rows differ (row_by_cpu,
- * row_by_tid): it works on a copy of the command's.
- */
-int report_profile(struct report *rep, const struct report_opts *opts)
-{
-	struct report_opts copy = *opts, *o = &copy;
-	struct profile p;
-	int ret;
-
-	if (o->cpu_filter && !file_has_cpu(rep->r)) {
-		error("%s: the samples do not record their CPU (record with -a or --sample-cpu); "
-		      "--cpu cannot select them",
-		      rep->path);
-		return 1;
-	}
-	ret = profile_run(&p, rep, o);
-	if (!ret && o->chain_mode_given && o->chain_mode != CHAIN_NONE && !file_has_chains(rep->r))
-		ret = error("%s: -g shows call chains, but the samples have none (record with -g)",
-			    rep->path);
-	if (!ret) {
-		if (o->folded)
-			ret = view_folded(&p, stdout);
-		else if (o->flamegraph)
-			ret = view_flamegraph(&p, o->flamegraph);
-		else if (o->json)
-			ret = view_json(&p, stdout);
-		else
-			ret = view_table(&p, stdout);
-	}
-	if (!ret && p.s.nr_unordered)
-		warning("%s: %" PRIu64 " records came after the time they belong to had been "
-			"reported (out of order)",
-			rep->path, p.s.nr_unordered);
-	profile_free(&p);
-	return ret ? 1 : 0;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The profile of prec report: samples added up per event into rows ("hist entries") by the sort
- * keys, with their call chains, as perf report builds its histograms (--no-children), and the
- * views that print them: the table (text and JSON, report/top.c), folded stacks and the flame
- * graph (report/flame.c).
+ * keys, with their call chains, as perf report builds its histograms (--no-children). The printers
+ * read it: the table (text and JSON, report/top.h), folded stacks and the flame graph
+ * (report/flame.h); the profile view (report/profile.c) builds it and calls one of them.
  *
  * Call chains are where the time goes on big files, so a sample's chain is turned into frame
  * numbers (session_resolve(), cached) and counted in a hash table keyed by (row, command, frames):
@@ -125,6 +125,13 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o);
 void profile_free(struct profile *p);
 
 /**
+ * file_has_chains - whether some event of the file read by r records call chains.
+ *
+ * Return: true when one does. Pipe mode declares events as it goes: ask after reading.
+ */
+bool file_has_chains(struct pd_reader *r);
+
+/**
  * profile_chains_build - make the call-chain trees of every row (callee or caller order) and
  * the folded tree, from the distinct chains.
  */
@@ -148,16 +155,6 @@ const char *frame_chain_name(struct profile *p, u32 f, char *buf, size_t len);
 const char *frame_folded_name(struct profile *p, u32 f);
 /* The interned short dso name of frame f (NULL without a map). */
 const char *frame_dso_name(struct profile *p, u32 f);
-
-/*
- * The views: view_table() prints perf's table (report/top.c), view_json() the same as JSON,
- * view_folded() the folded stacks and view_flamegraph() writes the SVG (report/flame.c).
- * Each returns 0, or -1 after printing an error.
- */
-int view_table(struct profile *p, FILE *out);
-int view_json(struct profile *p, FILE *out);
-int view_folded(struct profile *p, FILE *out);
-int view_flamegraph(struct profile *p, const char *path);
 
 /* The summary of what could not be resolved, one line (malloc'ed); NULL when all was. */
 char *profile_unresolved_line(struct profile *p, bool header);

@@ -72,7 +72,7 @@ typedef int report_view_fn(struct report *rep, const struct report_opts *o);
 
 /**
  * report_profile - where the samples went: perf report's table, or with --folded, --flamegraph
- * or --json the same profile in those forms (report/hist.c, top.c, flame.c).
+ * or --json the same profile in those forms (report/profile.c).
  *
  * Return: 0, or 1 after printing an error.
  */

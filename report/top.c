@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "report/hist.h"
+#include "report/top.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/xalloc.h"
