@@ -2,8 +2,9 @@
 /*
  * prec report, the command: its options, its usage and the table of views it chooses from. The
  * views share one contract (report/report.h): each gets the opened file and every option, and
- * returns the exit status. The default view is the profile (report/hist.c, report/top.c,
- * report/flame.c), as `perf report --stdio --no-children` prints it; the input layer
+ * returns the exit status. The default view is the profile (report/profile.c, which builds with
+ * report/hist.c and prints with report/top.c or report/flame.c), as `perf report --stdio
+ * --no-children` prints it; the input layer
  * (report/input.c) opens the file and, once the view is done, says what it must about the file.
  */
 #include <errno.h>
