@@ -147,34 +147,7 @@ const char *demangle(const char *name, char *buf, size_t len)
 	return *buf ? buf : name;
 }
 
-/* Names demangled after loading, by sym_demangle(): they outlive no session. */
-static struct strpool lazy_names;
-
-void sym_demangle_into(struct sym *s, struct strpool *pool)
-{
-	char dbuf[4096];
-	const char *n = demangle(s->name, dbuf, sizeof(dbuf));
-
-	if (n != s->name) {
-		s->namelen = (u32)strlen(n);
-		s->name = pool_strndup(pool, n, s->namelen);
-	}
-	s->mangled = 0;
-}
-
-const char *sym_demangle(struct sym *s)
-{
-	if (s->mangled)
-		sym_demangle_into(s, &lazy_names);
-	return s->name;
-}
-
 bool demangle_init(void)
 {
 	return demangler() != NULL;
-}
-
-void demangle_exit(void)
-{
-	pool_free(&lazy_names);
 }

@@ -24,6 +24,9 @@
 #include "util/log.h"
 #include "util/xalloc.h"
 
+/* dsos_prefetch()'s thread sets it: what is loaded there is reported later, by the main thread. */
+__thread bool in_prefetch_thread;
+
 struct elf_file {
 	int fd;
 	Elf *elf;

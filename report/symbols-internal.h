@@ -1,42 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the files behind symbols.h share among themselves: dso.c (the table of dsos, their
- * symbol arrays, loading ahead), demangle.c, symbol-elf.c and kernel.c. The rest of the report
- * uses symbols.h only.
+ * What the files behind symbols.h share among themselves. The rest of the report uses
+ * symbols.h only. They stand in layers, each using only those below it, so that any of them
+ * can be read without the ones above:
+ *
+ *   kernel.c           the kernel and its modules, loaded at once over the table
+ *   dso.c              the table of dsos, loading ahead, dso_load() handing a dso to its loader
+ *   symbol-elf.c       the symbols of ELF files and [vdso]
+ *   sym.c              a dso's symbol array, the pool of its names, their demangling
+ *   demangle.c, kernel-prefetch.c   C++ names as perf shows them; /proc/kallsyms read ahead
+ *
+ * The sections below go from the bottom up.
  */
 #ifndef PREC_REPORT_SYMBOLS_INTERNAL_H
 #define PREC_REPORT_SYMBOLS_INTERNAL_H
 
 #include "report/symbols.h"
-
-/* Set in dsos_prefetch()'s thread, which must not print. */
-extern __thread bool in_prefetch_thread;
-
-/* ---- dso.c ---- */
-
-/**
- * pool_strndup - copy n bytes of s into p, NUL-terminated.
- *
- * Return: the copy; it lives as long as p (allocation failure dies).
- */
-const char *pool_strndup(struct strpool *p, const char *s, size_t n);
-
-/**
- * pool_free - free every string of p and empty it.
- */
-void pool_free(struct strpool *p);
-
-/**
- * dso_free - free dso, its symbols and their names.
- */
-void dso_free(struct dso *dso);
-
-/**
- * dsos_find - the dso of that name.
- *
- * Return: the dso, or NULL when there is none (nothing is created).
- */
-struct dso *dsos_find(struct dsos *d, const char *name);
 
 /* ---- demangle.c ---- */
 
@@ -55,17 +34,44 @@ bool demangle_init(void);
  */
 const char *demangle(const char *name, char *buf, size_t len);
 
+/* ---- kernel-prefetch.c ---- */
+
+/**
+ * kernel_prefetched - what kernel_prefetch()'s thread read of /proc/kallsyms; with cancel, the
+ * thread is stopped where it is (nobody needs kallsyms any more).
+ *
+ * Return: the text (malloc'ed, the caller frees) with its length in *len, or NULL.
+ */
+char *kernel_prefetched(struct dsos *d, size_t *len, bool cancel);
+
+/* ---- sym.c ---- */
+
+/**
+ * pool_strndup - copy n bytes of s into p, NUL-terminated.
+ *
+ * Return: the copy; it lives as long as p (allocation failure dies).
+ */
+const char *pool_strndup(struct strpool *p, const char *s, size_t n);
+
+/**
+ * pool_free - free every string of p and empty it.
+ */
+void pool_free(struct strpool *p);
+
 /**
  * sym_demangle_into - demangle s's name in place, the new name kept in pool.
  */
 void sym_demangle_into(struct sym *s, struct strpool *pool);
 
 /**
- * demangle_exit - free the names sym_demangle() made.
+ * sym_demangle_exit - free the names sym_demangle() made.
  */
-void demangle_exit(void);
+void sym_demangle_exit(void);
 
 /* ---- symbol-elf.c ---- */
+
+/* Set in dsos_prefetch()'s thread, which must not print. */
+extern __thread bool in_prefetch_thread;
 
 /**
  * load_elf_dso_quiet - read the symbols of a user-space ELF dso (or [vdso]) and set its status;
@@ -84,14 +90,18 @@ void load_elf_report(struct dsos *d, struct dso *dso);
  */
 void load_elf_dso(struct dsos *d, struct dso *dso);
 
-/* ---- kernel.c ---- */
+/* ---- dso.c ---- */
 
 /**
- * kernel_prefetched - what kernel_prefetch()'s thread read of /proc/kallsyms; with cancel, the
- * thread is stopped where it is (nobody needs kallsyms any more).
- *
- * Return: the text (malloc'ed, the caller frees) with its length in *len, or NULL.
+ * dso_free - free dso, its symbols and their names.
  */
-char *kernel_prefetched(struct dsos *d, size_t *len, bool cancel);
+void dso_free(struct dso *dso);
+
+/**
+ * dsos_find - the dso of that name.
+ *
+ * Return: the dso, or NULL when there is none (nothing is created).
+ */
+struct dso *dsos_find(struct dsos *d, const char *name);
 
 #endif

@@ -15,9 +15,11 @@
  * p_offset, of the PT_LOAD of the mapped file that holds it, as perf does); for the kernel, the
  * address itself.
  *
- * dso.c holds the table of dsos, their symbol arrays, JIT maps and the thread that loads ahead;
- * symbol-elf.c reads ELF files and [vdso]; kernel.c reads kallsyms and the modules; demangle.c
- * turns C++ names into perf's. What they share among themselves is in symbols-internal.h.
+ * dso.c holds the table of dsos, JIT maps and the thread that loads ahead; sym.c the symbol
+ * arrays and their names; symbol-elf.c reads ELF files and [vdso]; kernel.c reads kallsyms and
+ * the modules, with kernel-prefetch.c reading kallsyms ahead; demangle.c turns C++ names into
+ * perf's. What they share among themselves, and how they stand on one another, is in
+ * symbols-internal.h.
  */
 #ifndef PREC_REPORT_SYMBOLS_H
 #define PREC_REPORT_SYMBOLS_H
