@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The overhead model (overhead/model.h): figures in, per-CPU costs and findings out. Adding is
- * cheap (hash lookups), because a long recording on many CPUs has millions of prec:overhead
- * samples; everything that needs the whole picture happens in overhead_model_finish() and
- * overhead_model_judge(), which runs the rules of overhead/rules.c.
+ * The overhead model (overhead/model.h): figures in, per-CPU costs out. Adding is cheap (hash
+ * lookups), because a long recording on many CPUs has millions of prec:overhead samples;
+ * everything that needs the whole picture happens in overhead_model_finish(). The findings are
+ * the rules' (overhead/rules.c), which read the finished model.
  */
 #include "config.h"
 
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "overhead/figures.h"
 #include "overhead/model.h"
-#include "overhead/rules.h"
 #include "util/hash-index.h"
 #include "util/hash.h"
 
@@ -1011,44 +1011,4 @@ int overhead_model_finish(struct overhead_model *m)
 	pair_table_free(&p->iv_cpu);
 	m->finished = true;
 	return 0;
-}
-
-static int cmp_finding(const void *a, const void *b)
-{
-	const struct om_finding *x = a, *y = b;
-
-	return (int)y->severity - (int)x->severity;
-}
-
-/**
- * overhead_model_judge - apply every rule.
- *
- * Return: the number of findings (*out set, free() it), or -ENOMEM.
- */
-int overhead_model_judge(const struct overhead_model *m, const struct om_params *p,
-			 struct om_finding **out)
-{
-	struct om_findings fs = {.budget = OM_DEFAULT_BUDGET_PCT};
-
-	*out = NULL;
-	if (p && p->budget_pct > 0)
-		fs.budget = p->budget_pct;
-	overhead_rules_run(m, &fs);
-	if (fs.oom) {
-		free(fs.f);
-		return -ENOMEM;
-	}
-	/* Most severe first; rules keep their order within a severity (a stable sort). */
-	for (int i = 1; i < fs.nr; i++) {
-		struct om_finding t = fs.f[i];
-		int j = i;
-
-		while (j > 0 && cmp_finding(&fs.f[j - 1], &t) > 0) {
-			fs.f[j] = fs.f[j - 1];
-			j--;
-		}
-		fs.f[j] = t;
-	}
-	*out = fs.f;
-	return fs.nr;
 }

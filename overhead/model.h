@@ -21,6 +21,8 @@
  *
  * The thresholds below are the documented ones (man/prec-report.1, OVERHEAD). A rule stays
  * silent when the figure it needs is missing; a finding never presents an estimate as measured.
+ * The rules (overhead/rules.c) sit above the model: they read its figures and thresholds, and
+ * the model neither calls nor includes them.
  */
 #ifndef PREC_OVERHEAD_MODEL_H
 #define PREC_OVERHEAD_MODEL_H
@@ -327,6 +329,13 @@ const struct om_cost *overhead_model_cost(const struct overhead_model *m, int cp
 					  const char *type);
 
 /**
+ * om_event_cpu_samples - the samples of event ev on cpu.
+ *
+ * Return: their number; 0 for an event or CPU the model has no samples of.
+ */
+u64 om_event_cpu_samples(const struct overhead_model *m, u32 ev, int cpu);
+
+/**
  * overhead_model_basis_name - "stolen", "handler" or "none".
  */
 const char *overhead_model_basis_name(enum om_basis b);
@@ -337,7 +346,8 @@ const char *overhead_model_basis_name(enum om_basis b);
 const char *overhead_severity_name(enum om_severity s);
 
 /**
- * overhead_model_judge - apply every rule (after overhead_model_finish()).
+ * overhead_model_judge - apply every rule (after overhead_model_finish()); it lives with the
+ * rules, in overhead/rules.c, and is declared here so that the model's callers need one header.
  * @out: set to the findings, most severe first (free() it)
  *
  * Return: the number of findings, or -ENOMEM.

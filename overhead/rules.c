@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The rules behind the findings (overhead/rules.h): each reads the finished model and appends
+ * The rules behind the findings, and overhead_model_judge() that runs them (declared with the
+ * rest of the model's calls in overhead/model.h): each rule reads the finished model and appends
  * the findings it makes, with the advice computed from the figures. They run in the order of the
- * table at the end, which is the order of findings of one severity.
+ * table at the end, which is the order of findings of one severity. The rules use the model; the
+ * model never uses them.
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -13,9 +16,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "overhead/figures.h"
 #include "overhead/model.h"
-#include "overhead/rules.h"
 #include "util/perf-event.h"
+
+/* The findings being gathered: each rule appends its own. */
+struct om_findings {
+	struct om_finding *f;
+	int nr, cap;
+	bool oom;	  /* a rule ran out of memory: the judgement fails */
+	const char *rule; /* the id of the rule that runs: its findings' id */
+	double budget;	  /* --budget, in % of a CPU */
+};
 
 __attribute__((format(printf, 3, 4))) static void cat(char *buf, size_t len, const char *fmt, ...)
 {
@@ -990,13 +1002,51 @@ static const struct {
 	{"duplicate-events", rule_duplicates},
 };
 
-/**
- * overhead_rules_run - apply every rule, in the table's order.
- */
-void overhead_rules_run(const struct overhead_model *m, struct om_findings *fs)
+/* Apply every rule, in the table's order; a finding that cannot get its memory sets fs->oom. */
+static void run_rules(const struct overhead_model *m, struct om_findings *fs)
 {
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		fs->rule = rules[i].id;
 		rules[i].run(m, fs);
 	}
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+	const struct om_finding *x = a, *y = b;
+
+	return (int)y->severity - (int)x->severity;
+}
+
+/**
+ * overhead_model_judge - apply every rule.
+ *
+ * Return: the number of findings (*out set, free() it), or -ENOMEM.
+ */
+int overhead_model_judge(const struct overhead_model *m, const struct om_params *p,
+			 struct om_finding **out)
+{
+	struct om_findings fs = {.budget = OM_DEFAULT_BUDGET_PCT};
+
+	*out = NULL;
+	if (p && p->budget_pct > 0)
+		fs.budget = p->budget_pct;
+	run_rules(m, &fs);
+	if (fs.oom) {
+		free(fs.f);
+		return -ENOMEM;
+	}
+	/* Most severe first; rules keep their order within a severity (a stable sort). */
+	for (int i = 1; i < fs.nr; i++) {
+		struct om_finding t = fs.f[i];
+		int j = i;
+
+		while (j > 0 && cmp_finding(&fs.f[j - 1], &t) > 0) {
+			fs.f[j] = fs.f[j - 1];
+			j--;
+		}
+		fs.f[j] = t;
+	}
+	*out = fs.f;
+	return fs.nr;
 }
