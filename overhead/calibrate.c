@@ -777,6 +777,16 @@ static void sb_kind(struct sb_ctx *ctx, int fd, struct ring_buffer *ring,
 		o->err = -EAGAIN;
 		snprintf(o->reason, sizeof(o->reason), "no %s records arrived, or every run was "
 			 "preempted", kind == OVERHEAD_SIDEBAND_MMAP ? "MMAP2" : "COMM");
+	} else if (o->ns <= 0) {
+		/*
+		 * Delivering a record costs something; a median at or below zero says that the
+		 * machine's noise (time stolen by the hypervisor, which no context switch shows)
+		 * was larger than the cost, and such a figure would subtract from the overhead.
+		 */
+		o->err = -EAGAIN;
+		snprintf(o->reason, sizeof(o->reason), "the %s cost was lost in the noise (median "
+			 "%.0f ns): the machine was too busy to calibrate",
+			 kind == OVERHEAD_SIDEBAND_MMAP ? "MMAP2" : "COMM", o->ns);
 	} else if (!ctx->fifo) {
 		snprintf(o->reason, sizeof(o->reason), "could not run SCHED_FIFO: noisier");
 	}

@@ -151,7 +151,19 @@ static void test_sideband(void)
 	int n;
 
 	cpu_clock(&a, RATE);
-	n = overhead_calibrate_sideband(-1, &a, NULL, sb);
+	/*
+	 * On a busy virtual machine the hypervisor's stolen time can swamp a record's cost in
+	 * every run of one calibration (the figure is then refused, see sb_kind()): a few
+	 * attempts, and every assertion below is on the last one. A calibration that never
+	 * measures a cost still fails all of them.
+	 */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		n = overhead_calibrate_sideband(-1, &a, NULL, sb);
+		if (!sb[OVERHEAD_SIDEBAND_MMAP].err && !sb[OVERHEAD_SIDEBAND_COMM].err)
+			break;
+		diag("side-band attempt %d: %s; %s", attempt + 1, sb[OVERHEAD_SIDEBAND_MMAP].reason,
+		     sb[OVERHEAD_SIDEBAND_COMM].reason);
+	}
 	is(n, OVERHEAD_SIDEBAND_NR, "side-band: both kinds calibrated");
 	print("side-band per MMAP2 record", &sb[OVERHEAD_SIDEBAND_MMAP]);
 	print("side-band per COMM record", &sb[OVERHEAD_SIDEBAND_COMM]);
