@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by the files of overhead/ that measure: the collector object, the two sources behind
- * it, and the small perf_event_open helper the tracepoint source and the calibrations both use
- * (with util/ring-buffer.h).
+ * Shared by the files of overhead/ that measure: the collector object and the two sources behind
+ * it (they open events with util/perf-event.h and read them with util/ring-buffer.h).
  */
 #ifndef PREC_OVERHEAD_COLLECT_INTERNAL_H
 #define PREC_OVERHEAD_COLLECT_INTERNAL_H
