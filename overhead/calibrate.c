@@ -626,6 +626,14 @@ static int run_probes(enum calib_mode mode, const int *cpus, int nr,
 					 out[i].rejected);
 			continue;
 		}
+		if (out[i].ns <= 0) {
+			/* A cost is positive: at or below zero, the noise was larger than it. */
+			out[i].err = -EAGAIN;
+			snprintf(out[i].reason, sizeof(out[i].reason),
+				 "the cost on CPU %d was lost in the noise (median %.0f ns): the "
+				 "CPU is too busy to calibrate", cpus[i], out[i].ns);
+			continue;
+		}
 		good++;
 	}
 	barrier_destroy(&ctx.bar);

@@ -69,7 +69,17 @@ static void test_stolen(const struct cpu_map *m)
 	int n, i;
 
 	cpu_clock(&a, RATE);
-	n = overhead_calibrate_stolen(m->cpus, m->nr, &a, NULL, out);
+	/* As in test_collector(): a few attempts, the assertions on the last. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		bool sane = true;
+
+		n = overhead_calibrate_stolen(m->cpus, m->nr, &a, NULL, out);
+		for (i = 0; n > 0 && i < m->nr; i++)
+			sane = sane && !out[i].err && out[i].ns >= 4000 && out[i].ns <= 60000;
+		if (n <= 0 || sane)
+			break;
+		diag("stolen, attempt %d: disturbed, again", attempt + 1);
+	}
 	is(n, m->nr, "stolen: every CPU calibrated");
 	for (i = 0; i < m->nr; i++) {
 		print("stolen per sample", &out[i]);
@@ -112,7 +122,23 @@ static void test_collector(const struct cpu_map *m, enum overhead_source src, do
 
 	*handler = NAN;
 	cpu_clock(&a, RATE);
-	n = overhead_calibrate_collector(m->cpus, m->nr, src, &a, NULL, out, why, sizeof(why));
+	/*
+	 * The cost is the difference of two windows; on a busy virtual machine the time the
+	 * hypervisor steals can swamp it in one calibration (seen: a median of 40 us, runs from
+	 * -67 to +69 us, beside 0.3 us on the other CPU). A few attempts; the assertions are on
+	 * the last, so a calibration that is always wrong still fails.
+	 */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		bool sane = true;
+
+		n = overhead_calibrate_collector(m->cpus, m->nr, src, &a, NULL, out, why,
+						 sizeof(why));
+		for (i = 0; n > 0 && i < m->nr; i++)
+			sane = sane && !out[i].err && out[i].ns < 20000;
+		if (n <= 0 || sane)
+			break;
+		diag("%s collector cost, attempt %d: disturbed, again", name, attempt + 1);
+	}
 #ifndef HAVE_BPF
 	if (src == OVERHEAD_SOURCE_BPF) {
 		is(n, -EOPNOTSUPP, "collector cost: bpf is not built in");
