@@ -19,6 +19,7 @@
 #include "prec.h"
 #include "report/report.h"
 #include "util/log.h"
+#include "util/parse.h"
 #include "util/xalloc.h"
 
 /* ---------------------------------------------------------------------------------------- */
@@ -203,11 +204,7 @@ static int parse_comms(struct report_opts *o, const char *arg)
 
 static int parse_pct(const char *opt, const char *arg, double *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtod(arg, &end);
-	if (errno || end == arg || (*end && strcmp(end, "%")) || *out < 0 || *out > 100)
+	if (parse_percent(arg, out))
 		return usage_error("report", "%s: '%s' is not a percentage (0 to 100)", opt, arg);
 	return 0;
 }
