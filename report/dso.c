@@ -8,12 +8,14 @@
 #include "config.h"
 
 #include <libelf.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report/symbols-internal.h"
+#include "util/buildid-cache.h"
 #include "util/hash.h"
 #include "util/xalloc.h"
 
@@ -66,14 +68,15 @@ static void parse_build_ids(struct dsos *d, const u8 *p, size_t len)
 
 void dsos_init(struct dsos *d, const void *build_ids, size_t len)
 {
-	const char *home = getenv("HOME");
+	char dir[PATH_MAX];
 
 	memset(d, 0, sizeof(*d));
 	d->mask = 255;
 	d->table = xcalloc(d->mask + 1, sizeof(*d->table));
 	if (build_ids)
 		parse_build_ids(d, build_ids, len);
-	d->home_debug = xasprintf("%s/.debug", home && *home ? home : "/root");
+	/* the build-id cache where perf report looks: perf's buildid.dir, else ~/.debug */
+	d->home_debug = xstrdup(buildid_cache_dir(NULL, dir, sizeof(dir)) ? ".debug" : dir);
 }
 
 void dso_free(struct dso *dso)
