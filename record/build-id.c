@@ -39,6 +39,7 @@
 
 #include "record/synthesize.h"
 #include "util/build-id.h"
+#include "util/buildid-cache.h"
 #include "util/xalloc.h"
 
 #define KERNEL_NAME "[kernel.kallsyms]"
@@ -63,6 +64,7 @@ struct bt_dso {
 	bool hit;
 	bool has_bid; /* from a MMAP2 that carried it, or read at the end */
 	bool tried;   /* reading was attempted */
+	bool via_root; /* read through /proc/PID/root: the name is not ours to open */
 	u8 bid_size;
 	u8 bid[BUILD_ID_MAX];
 	u32 maj, min;
@@ -125,6 +127,8 @@ struct buildid_tracker {
 	u32 cap_sideband_spare;
 	u64 max_time;	/* the largest time queued so far */
 	u64 next_flush; /* a FINISHED_ROUND applies what is not later than this */
+
+	bool all; /* --buildid-all: every binary mapped, hit or not */
 
 	/* The map the previous sample fell in; valid while gen is unchanged. */
 	u64 gen, cache_gen;
@@ -942,12 +946,12 @@ bool buildid_is_hit(struct buildid_tracker *t, const char *name)
  * mount namespace and then in the process's (/proc/PID/root), the one whose device and inode
  * match the MMAP2 record preferred.
  */
-static bool file_build_id(const struct bt_dso *d, u8 *bid, u8 *size)
+static bool file_build_id(struct bt_dso *d, u8 *bid, u8 *size)
 {
 	char alt[PATH_MAX + 32];
 	const char *paths[2] = {d->name, NULL};
 	int fallback = -1, match = -1;
-	bool found = false;
+	bool found = false, fallback_root = false, match_root = false;
 	size_t i;
 
 	if (d->pid > 0 &&
@@ -965,18 +969,23 @@ static bool file_build_id(const struct bt_dso *d, u8 *bid, u8 *size)
 			continue;
 		}
 		if (d->ino && st.st_ino == d->ino && major(st.st_dev) == d->maj &&
-		    minor(st.st_dev) == d->min)
+		    minor(st.st_dev) == d->min) {
 			match = fd;
-		else if (fallback < 0)
+			match_root = i == 1;
+		} else if (fallback < 0) {
 			fallback = fd;
-		else
+			fallback_root = i == 1;
+		} else {
 			close(fd);
+		}
 	}
 	if (match >= 0) {
 		if (fallback >= 0)
 			close(fallback);
 		fallback = match;
+		fallback_root = match_root;
 	}
+	d->via_root = fallback_root;
 	if (fallback >= 0) {
 		found = !build_id_from_fd(fallback, bid, size);
 		close(fallback);
@@ -1021,36 +1030,55 @@ static bool dso_read_build_id(struct bt_dso *d)
 	return d->has_bid;
 }
 
+/*
+ * Whether the binary at index i goes into the file and the cache: hit (or --buildid-all), with a
+ * build-id, and not a second binary of the same name and build-id.
+ */
+static bool dso_wanted(struct buildid_tracker *t, u32 i)
+{
+	struct bt_dso *d = &t->dsos[i];
+
+	if (!(d->hit || t->all) || !dso_read_build_id(d))
+		return false;
+	for (u32 j = 0; j < i; j++) {
+		const struct bt_dso *e = &t->dsos[j];
+
+		if ((e->hit || t->all) && e->has_bid && e->bid_size == d->bid_size &&
+		    !memcmp(e->bid, d->bid, d->bid_size) && !strcmp(e->name, d->name))
+			return false;
+	}
+	return true;
+}
+
 /**
- * buildid_feature - append a BUILD_ID entry (pid -1) for every binary a sample fell in and whose
- * build-id can be read: the kernel as "[kernel.kallsyms]" (/sys/kernel/notes), modules by
- * their map name (/sys/module/NAME/notes), and files with libelf. Binaries without a build-id
- * are left out, and so is a second entry with the same name and build-id; so is [vdso] (see
- * note_mmap()).
+ * buildid_tracker_set_all - take every binary mapped, not only those samples fell in, as perf
+ * record --buildid-all does.
+ */
+void buildid_tracker_set_all(struct buildid_tracker *t)
+{
+	t->all = true;
+}
+
+/**
+ * buildid_feature - append a BUILD_ID entry (pid -1) for every binary a sample fell in (every
+ * binary, after buildid_tracker_set_all()) and whose build-id can be read: the kernel as
+ * "[kernel.kallsyms]" (/sys/kernel/notes), modules by their map name (/sys/module/NAME/notes),
+ * and files with libelf. Binaries without a build-id are left out, and so is a second entry with
+ * the same name and build-id; so is [vdso] (see note_mmap()).
  *
  * Return: the number of entries appended, or -ENOMEM when payload could not grow.
  */
 int buildid_feature(struct buildid_tracker *t, struct pd_buf *payload)
 {
-	u32 i, j;
 	int nr = 0;
 
 	queue_flush(t, 0, true);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
-	for (i = 0; i < t->nr_dsos; i++) {
-		struct bt_dso *d = &t->dsos[i];
-		bool dup = false;
+	for (u32 i = 0; i < t->nr_dsos; i++) {
+		const struct bt_dso *d = &t->dsos[i];
 
-		if (!d->hit || !dso_read_build_id(d))
-			continue;
-		for (j = 0; j < i && !dup; j++) {
-			const struct bt_dso *e = &t->dsos[j];
-
-			dup = e->hit && e->has_bid && e->bid_size == d->bid_size &&
-			      !memcmp(e->bid, d->bid, d->bid_size) && !strcmp(e->name, d->name);
-		}
-		if (dup)
+		if (!dso_wanted(t, i))
 			continue;
 		pd_feat_build_id_add(payload,
 				     d->kind == DSO_KERNEL || d->kind == DSO_MODULE
@@ -1060,4 +1088,55 @@ int buildid_feature(struct buildid_tracker *t, struct pd_buf *payload)
 		nr++;
 	}
 	return payload->err ? payload->err : nr;
+}
+
+/**
+ * buildid_cache_fill - file the binaries buildid_feature() lists in the build-id cache dir, as
+ * perf record does at its end: the kernel's symbols as a copy of /proc/kallsyms, files (and
+ * modules that are files) by their real path; modules known only as "[name]" are left out, as
+ * perf has no file of them either. Entries already there are not copied again.
+ * @added: the number of entries made; @failed: the first error, or 0
+ *
+ * Return: the number of binaries taken (made or already there).
+ */
+int buildid_cache_fill(struct buildid_tracker *t, const char *dir, int *added, int *failed)
+{
+	char alt[PATH_MAX + 32], real[PATH_MAX];
+	int nr = 0;
+
+	*added = 0;
+	*failed = 0;
+	queue_flush(t, 0, true);
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	for (u32 i = 0; i < t->nr_dsos; i++) {
+		const struct bt_dso *d = &t->dsos[i];
+		const char *src = d->name, *name = d->name;
+		int err;
+
+		if (!dso_wanted(t, i))
+			continue;
+		if (d->kind == DSO_KERNEL) {
+			err = buildid_cache_add(dir, KERNEL_NAME, NULL, d->bid, d->bid_size,
+						BUILDID_CACHE_KALLSYMS);
+		} else if (d->name[0] != '/') {
+			continue;
+		} else {
+			if (d->via_root) {
+				snprintf(alt, sizeof(alt), "/proc/%d/root%s", d->pid, d->name);
+				src = alt;
+			} else if (realpath(d->name, real)) {
+				name = real;
+			}
+			err = buildid_cache_add(dir, name, src, d->bid, d->bid_size,
+						BUILDID_CACHE_ELF);
+		}
+		if (err > 0)
+			(*added)++;
+		else if (err < 0 && !*failed)
+			*failed = err;
+		if (err >= 0)
+			nr++;
+	}
+	return nr;
 }

@@ -314,6 +314,7 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 			/* The tracking event: side-band comes from it alone. */
 			a->mmap = 1;
 			a->mmap2 = 1;
+			a->build_id = opts->buildid_mmap;
 			a->comm = 1;
 			a->comm_exec = 1;
 			a->task = 1;

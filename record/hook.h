@@ -46,6 +46,11 @@ struct record_opts {
 	bool use_clockid;      /* -k */
 	int clockid;
 	bool no_buildid;       /* --no-buildid, -B */
+	/* The build-id cache (util/buildid-cache.h) and perf's other build-id options. */
+	bool no_buildid_cache; /* -N, --no-buildid-cache (-B, -z and pipe mode imply it) */
+	bool buildid_all;      /* --buildid-all: every binary mapped, not only those hit */
+	bool buildid_mmap;     /* --buildid-mmap: build-ids in MMAP2 records, none at the end */
+	const char *buildid_dir; /* --buildid-dir: the cache; NULL for perf's choice */
 	int argc;              /* the workload, argv[argc] == NULL; argc 0 for none */
 	char **argv;
 	int orig_argc;         /* the whole command line, for CMDLINE */

@@ -56,6 +56,10 @@ enum {
 	OPT_RECALIBRATE,
 	OPT_COUNT,
 	OPT_COUNT_INTERVAL,
+	/* the build-id options */
+	OPT_BUILDID_ALL,
+	OPT_BUILDID_MMAP,
+	OPT_BUILDID_DIR,
 };
 
 static const struct option long_options[] = {
@@ -81,6 +85,9 @@ static const struct option long_options[] = {
 	{ "clockid", required_argument, NULL, 'k' },
 	{ "no-buildid", no_argument, NULL, 'B' },
 	{ "no-buildid-cache", no_argument, NULL, 'N' },
+	{ "buildid-all", no_argument, NULL, OPT_BUILDID_ALL },
+	{ "buildid-mmap", no_argument, NULL, OPT_BUILDID_MMAP },
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 	{ "overhead-source", required_argument, NULL, OPT_OVERHEAD_SOURCE },
 	{ "overhead-interval", required_argument, NULL, OPT_OVERHEAD_INTERVAL },
 	{ "recalibrate", no_argument, NULL, OPT_RECALIBRATE },
@@ -127,7 +134,10 @@ static void usage(FILE *f)
 	      "    -k, --clockid <clock>   sample time from this clock (monotonic, monotonic_raw,\n"
 	      "                            realtime, boottime, tai, or a number)\n"
 	      "    -B, --no-buildid        do not collect build-ids\n"
-	      "    -N, --no-buildid-cache  accepted for perf compatibility (prec keeps no cache)\n"
+	      "    -N, --no-buildid-cache  do not update the build-id cache (~/.debug)\n"
+	      "        --buildid-all       build-ids of every binary mapped, not only those hit\n"
+	      "        --buildid-mmap      build-ids in the MMAP2 records (no build-id cache)\n"
+	      "        --buildid-dir <dir> the build-id cache directory (perf --buildid-dir)\n"
 	      "        --overhead-source <auto|bpf|tracepoint|none>\n"
 	      "                            what measures the cost of profiling (default auto: bpf,\n"
 	      "                            else tracepoint); none measures nothing and writes\n"
@@ -377,6 +387,16 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 			o->no_buildid = true;
 			break;
 		case 'N':
+			o->no_buildid_cache = true;
+			break;
+		case OPT_BUILDID_ALL:
+			o->buildid_all = true;
+			break;
+		case OPT_BUILDID_MMAP:
+			o->buildid_mmap = true;
+			break;
+		case OPT_BUILDID_DIR:
+			o->buildid_dir = optarg;
 			break;
 		case OPT_OVERHEAD_SOURCE: {
 			enum overhead_source src;

@@ -42,6 +42,7 @@
 #include "record/synthesize.h"
 #include "record/target.h"
 #include "record/writer-thread.h"
+#include "util/buildid-cache.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/perf-event.h"
@@ -908,6 +909,22 @@ static void remove_failed_output(struct record *rec, const char *path)
 	}
 }
 
+/* perf record's build-id cache at the end: what fails is said, and the recording stands. */
+static void fill_buildid_cache(struct buildid_tracker *bt, const char *opt_dir)
+{
+	char dir[PATH_MAX];
+	int nr, added, failed;
+
+	if (buildid_cache_dir(opt_dir, dir, sizeof(dir))) {
+		warning("build-id cache: the directory's name is too long");
+		return;
+	}
+	nr = buildid_cache_fill(bt, dir, &added, &failed);
+	if (failed)
+		warning("build-id cache %s: %s", dir, strerror(-failed));
+	debug(1, "build-id cache %s: %d binaries, %d added", dir, nr, added);
+}
+
 static void cleanup(struct record *rec)
 {
 	if (rec->wt) {
@@ -1232,11 +1249,16 @@ static int record_open_output(struct record *rec, const struct pd_buf *kmaps)
 		if (err)
 			return error("-z: %s", strerror(-err));
 	}
-	/* As perf: -z means no build-ids. */
-	if (!o->no_buildid && !o->comp_level) {
+	/*
+	 * As perf: -z and --buildid-mmap mean no build-ids at the end, and so does pipe mode,
+	 * where the header has gone out before the end.
+	 */
+	if (!o->no_buildid && !o->comp_level && !o->buildid_mmap && !o->pipe) {
 		rec->bt = buildid_tracker_new();
 		if (!rec->bt)
 			warning("cannot collect build-ids: out of memory");
+		else if (o->buildid_all)
+			buildid_tracker_set_all(rec->bt);
 	}
 	for (int i = 0; i < rec->nr_hooks; i++) {
 		struct hook_slot *h = &rec->hooks[i];
@@ -1360,6 +1382,8 @@ static int record_finish(struct record *rec, int err)
 			pd_writer_set_feature(rec->w, PD_FEAT_BUILD_ID, b.data, b.len);
 		else if (n < 0)
 			debug(1, "no build-ids: %s", strerror(-n));
+		if (!rec->opts.no_buildid_cache)
+			fill_buildid_cache(rec->bt, rec->opts.buildid_dir);
 	}
 	pd_buf_release(&b);
 	err = pd_writer_flush(rec->w);

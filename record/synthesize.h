@@ -66,6 +66,13 @@ void buildid_note_records(struct buildid_tracker *t, const void *buf, size_t len
 			  const struct perf_event_attr *attr);
 /* Returns the number of entries appended, or a negative errno. */
 int buildid_feature(struct buildid_tracker *t, struct pd_buf *payload);
+/* --buildid-all: every binary mapped goes into the feature and the cache, not only hit ones. */
+void buildid_tracker_set_all(struct buildid_tracker *t);
+/*
+ * The same binaries into the build-id cache dir (util/buildid-cache.h); returns how many are
+ * there now, with *added made by this call and *failed the first error (0 for none).
+ */
+int buildid_cache_fill(struct buildid_tracker *t, const char *dir, int *added, int *failed);
 /* Whether a sample fell in the binary of that name (tests, debugging). */
 bool buildid_is_hit(struct buildid_tracker *t, const char *name);
 

@@ -3,7 +3,8 @@
 # recording, a stripped one, and one replaced by another file (its build-id differs) keep their
 # rows, with their addresses shown as perf shows them, the same table as perf's, and the header
 # (and --json) count the samples that could not be resolved, per binary and why. A build-id
-# mismatch is said once. The build-id caches are kept out of it (HOME is the test's directory).
+# mismatch is said once. The build-id caches are kept out of it (HOME is the test's directory,
+# and the recordings leave it empty, -N).
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
 . "$PREC_SRC/tests/t2000-report-lib.sh"
@@ -56,15 +57,15 @@ check() {
 }
 
 test_expect "prec records a copy of hot3, which is then removed" '
-	cp "$W" app && rec_prec missing -- ./app 0.2 && rm app'
+	cp "$W" app && rec_prec missing -N -- ./app 0.2 && rm app'
 check missing "$T/app" missing
 
 test_expect "prec records a stripped hot3" '
-	strip -o stripped "$W" && rec_prec stripped -- ./stripped 0.2'
+	strip -o stripped "$W" && rec_prec stripped -N -- ./stripped 0.2'
 check stripped "$T/stripped" stripped
 
 test_expect "prec records a copy of hot3, which is then replaced by another file" '
-	cp "$W" replaced && rec_prec mismatch -- ./replaced 0.2 &&
+	cp "$W" replaced && rec_prec mismatch -N -- ./replaced 0.2 &&
 	cp "$(type -P true)" replaced'
 test_expect "mismatch: prec says so once" '
 	"$PREC" report -i mismatch.data >out 2>err &&

@@ -4,7 +4,8 @@
 # program header points at (its note section headers are blanked), the build-id prec record
 # stamps (perf buildid-list -i FILE), the binary's own (perf buildid-list -i BINARY, or readelf -n
 # where perf 6.1 reads sections only) and the one prec report checks (its symbols resolve only
-# when they match) agree. The build-id caches are kept out of it (HOME is the test's directory).
+# when they match) agree. The build-id caches are kept out of it (HOME is the test's directory,
+# and the recordings leave it empty, -N).
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
 . "$PREC_SRC/tests/t2000-report-lib.sh"
@@ -104,8 +105,8 @@ PYEOF
 	[ "$(readelf_bid ptnote)" = "$(readelf_bid "$W")" ] && ./ptnote 0.01'
 
 test_expect "prec records hot3, uselib and the PT_NOTE copy" '
-	rec_prec hot3 -- "$W" 0.3 && rec_prec uselib -- ./uselib 0.3 &&
-	rec_prec ptnote -- ./ptnote 0.3'
+	rec_prec hot3 -N -- "$W" 0.3 && rec_prec uselib -N -- ./uselib 0.3 &&
+	rec_prec ptnote -N -- ./ptnote 0.3'
 
 test_expect "hot3: the recorded build-id is perf's and readelf's; prec report resolves it" '
 	want=$(perf buildid-list -i "$W") && [ "$want" = "$(readelf_bid "$W")" ] &&
