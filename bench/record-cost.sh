@@ -8,8 +8,10 @@
 # Figures (medians over RUNS runs of each recorder, defaults: 5 runs, 1 s, 20000 Hz):
 #   fixed cost        the recorder's CPU time (user + sys) for a workload that does nothing
 #                     (`true`): start-up, synthesis, build-ids, closing the file; with the
-#                     calibrations of an earlier recording (cached per boot), and for prec
-#                     also with --recalibrate, as the first recording of a boot
+#                     calibrations of an earlier recording (cached per boot) and a warm
+#                     build-id cache; for prec also with --recalibrate, as the first recording
+#                     of a boot; for both with a cold build-id cache (a new buildid.dir per run:
+#                     the binaries hit and /proc/kallsyms are copied) and with -N (no cache)
 #   per 1000 samples  the slope of the recorder's CPU time against its samples, between hot3
 #                     running SECONDS and 5 x SECONDS at FREQ Hz (median over every pair of a
 #                     short and a long run): plain, -g, and -a -g with every CPU busy
@@ -89,14 +91,15 @@ os._exit(os.waitstatus_to_exitcode(status) & 0xff)
 def recorder(tool):
     return [prec, "record"] if tool == "prec" else ["perf", "record"]
 
-def run(tool, args, workload, out, prec_args=()):
+def run(tool, args, workload, out, prec_args=(), env=None):
     """Record workload; return (recorder cpu s, samples, file bytes, lost samples)."""
     wfile = os.path.join(work, "wl.cpu")
     if os.path.exists(wfile):
         os.unlink(wfile)
     cmd = recorder(tool) + args + (list(prec_args) if tool == "prec" else [])
     cmd += ["-o", out, "--", sys.executable, wrap, wfile] + workload
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         env=dict(os.environ, **env) if env else None)
     err = p.stderr.read().decode(errors="replace")
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -127,8 +130,18 @@ def busy(seconds):
 def median(xs):
     return statistics.median(xs)
 
+# A build-id cache of its own for one run, through the perf config both recorders read: every
+# binary the run hits is copied (or linked) into it, as on a user's first recording.
+cold_caches = [0]
+def cold_cache():
+    cold_caches[0] += 1
+    cfg = os.path.join(work, "cold%d.perfconfig" % cold_caches[0])
+    with open(cfg, "w") as f:
+        f.write("[buildid]\n\tdir = %s\n" % os.path.join(work, "cold%d" % cold_caches[0]))
+    return {"PERF_CONFIG": cfg}
+
 out = {}
-def series(name, args, workload, n=runs, background=None, prec_args=()):
+def series(name, args, workload, n=runs, background=None, prec_args=(), env=None):
     for tool in ("perf", "prec"):
         out.setdefault((name, tool), [])
     for i in range(n):
@@ -137,7 +150,7 @@ def series(name, args, workload, n=runs, background=None, prec_args=()):
         for tool in order:
             bg = background() if background else []
             r = run(tool, args, workload, os.path.join(work, "%s-%s.data" % (name, tool)),
-                    prec_args)
+                    prec_args, env() if env else None)
             for b in bg:
                 b.wait()
             out[(name, tool)].append(r)
@@ -165,6 +178,8 @@ if "fixed" in only:
     series("empty", ["-e", "cpu-clock", "-F", str(freq)], ["true"])
     series("empty-cold", ["-e", "cpu-clock", "-F", str(freq)], ["true"],
            prec_args=["--recalibrate"])
+    series("empty-nocache", ["-e", "cpu-clock", "-F", str(freq), "-N"], ["true"])
+    series("empty-bidcold", ["-e", "cpu-clock", "-F", str(freq)], ["true"], env=cold_cache)
 for name, extra, wide in configs:
     for tag, length in (("short", secs), ("long", 5 * secs)):
         series(name + "-" + tag, ["-e", "cpu-clock", "-F", str(freq)] + extra,
@@ -176,8 +191,8 @@ if "z" in only:
     series("z0", ["-e", "cpu-clock", "-F", str(freq), "-a", "-g"], [hot3, str(secs)], n=1,
            background=lambda: busy(secs))
 
-def fixed(tool):
-    return median([r[0] for r in out[("empty", tool)]])
+def fixed(tool, name="empty"):
+    return median([r[0] for r in out[(name, tool)]])
 
 def per1000(name, tool):
     """CPU per 1000 samples: the median slope over every (short run, long run) pair, so that
@@ -200,6 +215,10 @@ if "fixed" in only:
     row("fixed cost per run (true)", fixed("perf") * 1e3, fixed("prec") * 1e3, "ms CPU", "%.1f")
     row("... the first of a boot (prec --recalibrate)", fixed("perf") * 1e3,
         median([r[0] for r in out[("empty-cold", "prec")]]) * 1e3, "ms CPU", "%.1f")
+    row("... build-id cache cold (a new buildid.dir)", fixed("perf", "empty-bidcold") * 1e3,
+        fixed("prec", "empty-bidcold") * 1e3, "ms CPU", "%.1f")
+    row("... no build-id cache (-N)", fixed("perf", "empty-nocache") * 1e3,
+        fixed("prec", "empty-nocache") * 1e3, "ms CPU", "%.1f")
 labels = [(n, l) for n, l in (("plain", "cpu-clock"), ("g", "-g"), ("ag", "-a -g, CPUs busy"))
           if n in only]
 for name, label in labels:
