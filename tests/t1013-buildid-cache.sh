@@ -20,10 +20,11 @@ unset PERF_CONFIG PERF_BUILDID_DIR
 PR="-q -e cpu-clock -F 4000"
 R="$PR --overhead-source none"
 
-# build FN: ./prog, whose hot function is named FN (each name gives another build-id)
+# build FN: ./prog, the bundled hot3 whose hottest function (hot_a) is named FN: each name gives
+# another build-id
 build() {
 	rm -f prog &&
-	cc -O1 -g -DFN="$1" -Wl,--build-id -o prog prog.c
+	cc -O1 -g -Dhot_a="$1" -Wl,--build-id -o prog "$PREC_SRC/tests/workloads/hot3.c"
 }
 
 # bid FILE: the build-id of an ELF file, as perf reads it
@@ -52,33 +53,6 @@ prec_top_sym() {
 	"$PREC" report -i "$1" --sort dso,sym -g none 2>/dev/null |
 		awk '$2 == "prog" && $3 == "[.]" { print $4; exit }'
 }
-
-cat >prog.c <<'SRC'
-#include <stdlib.h>
-#include <time.h>
-
-volatile unsigned long sink;
-
-__attribute__((noinline)) void FN(double secs)
-{
-	struct timespec t0, t;
-	double d;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		for (unsigned long i = 0; i < 1000000; i++)
-			sink += i;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		d = (double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9;
-	} while (d < secs);
-}
-
-int main(int argc, char **argv)
-{
-	FN(argc > 1 ? atof(argv[1]) : 0.3);
-	return 0;
-}
-SRC
 
 test_expect "the program, built with a build-id" '
 	build spin_first && [ -n "$(bid prog)" ]'
