@@ -164,7 +164,7 @@ test_expect "PERF_BUILDID_DIR is not read, by perf or by prec: ~/.debug it is" '
 	PERF_BUILDID_DIR=$T/pe HOME=$T/n perf record $PR -o pe.data ./prog 0.05 2>/dev/null &&
 	! test -e pe && test -d n/.debug'
 
-# --- --buildid-all, --buildid-mmap -----------------------------------------------------------------
+# --- --buildid-all, --buildid-mmap ---------------------------------------------------------------
 
 test_expect "--buildid-all: every binary mapped, as perf --buildid-all ([vdso] aside)" '
 	"$PREC" record $R -N --buildid-all -o all.data ./prog 0.05 &&

@@ -266,8 +266,9 @@ static int add_files(char *entry, const char *file, const char *src, const char 
 	if (kind == BUILDID_CACHE_KALLSYMS)
 		return copy_file("/proc/kallsyms", file, 0644);
 	/* perf files the distribution's separate debug info beside the binary */
-	if ((size_t)snprintf(dbg, sizeof(dbg), "%s/%.2s/%s.debug", SYSTEM_DEBUG_DIR, hex,
-			     hex + 2) < sizeof(dbg) && !access(dbg, R_OK)) {
+	if ((size_t)snprintf(dbg, sizeof(dbg), "%s/%.2s/%s.debug", SYSTEM_DEBUG_DIR, hex, hex + 2) <
+		sizeof(dbg) &&
+	    !access(dbg, R_OK)) {
 		snprintf(path, sizeof(path), "%s/debug", entry);
 		err = link_or_copy(dbg, path);
 		if (err)
