@@ -58,7 +58,7 @@ test_expect "the program, built with a build-id" '
 	build spin_first && [ -n "$(bid prog)" ]'
 B1=$(bid prog)
 
-# --- the cache prec fills, against perf's ----------------------------------------------------
+# --- the cache prec fills, against perf's ---------------------------------------------------------
 
 test_expect "prec record fills ~/.debug: the program by path and build-id, and the link" '
 	"$PREC" record $R -o prec.data ./prog 0.3 &&
@@ -90,7 +90,7 @@ test_expect "a second recording copies nothing: the entry there is kept as it is
 	[ "$(stat -c %i "$e")" = "$ino" ] &&
 	grep -q "^prec: build-id cache .*: [1-9][0-9]* binaries, 0 added (" again.err'
 
-# --- after a rebuild, and after removal ---------------------------------------------------------
+# --- after a rebuild, and after removal -----------------------------------------------------------
 
 test_expect "the program rebuilt with other symbols: a new build-id" '
 	build spin_second && B2=$(bid prog) && [ -n "$B2" ] && [ "$B2" != "$B1" ]'
@@ -164,7 +164,7 @@ test_expect "PERF_BUILDID_DIR is not read, by perf or by prec: ~/.debug it is" '
 	PERF_BUILDID_DIR=$T/pe HOME=$T/n perf record $PR -o pe.data ./prog 0.05 2>/dev/null &&
 	! test -e pe && test -d n/.debug'
 
-# --- --buildid-all, --buildid-mmap ---------------------------------------------------------------
+# --- --buildid-all, --buildid-mmap ----------------------------------------------------------------
 
 test_expect "--buildid-all: every binary mapped, as perf --buildid-all ([vdso] aside)" '
 	"$PREC" record $R -N --buildid-all -o all.data ./prog 0.05 &&
