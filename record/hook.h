@@ -116,6 +116,7 @@ struct record_stats {
 	int nr_cpus;
 	struct record_cpu_stats *cpu; /* nr_cpus entries, in the order of the recording's CPUs */
 	u64 samples;           /* W: all samples */
+	u64 own_samples;       /* W: the recorder's own samples (prec:overhead), not in samples */
 	u64 lost;              /* W */
 	u64 lost_samples;
 	u64 wakeups;           /* ppoll() returns but timeouts ("Woken up N times") */

@@ -859,8 +859,9 @@ static void print_perf_summary(struct record *rec)
 		fprintf(stderr, "[ perf record: Dump %s ]\n", path);
 	fprintf(stderr, "[ perf record: Captured and wrote %.3f MB %s%s", data_end / 1048576.0,
 		o->output, o->timestamp_filename && !o->pipe ? ".<timestamp>" : "");
+	/* perf counts every sample of the file, prec:overhead's too. */
 	if (s->samples && !o->no_buildid && !o->comp_level && !o->pipe && !o->switch_output)
-		fprintf(stderr, " (%llu samples)", (unsigned long long)s->samples);
+		fprintf(stderr, " (%llu samples)", (unsigned long long)(s->samples + s->own_samples));
 	if (o->comp_level && s->data_bytes)
 		fprintf(stderr, ", compressed (original %.3f MB, ratio is %.3f)",
 			s->records_bytes / 1048576.0, (double)s->records_bytes / s->data_bytes);

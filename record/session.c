@@ -148,6 +148,7 @@ static void add_rotated_stats(const struct record *rec, struct record_stats *s,
 	if (!rec->base_cpu)
 		return;
 	s->samples += b->samples;
+	s->own_samples += b->own_samples;
 	s->lost += b->lost;
 	s->records_bytes += b->records_bytes;
 	s->data_bytes += b->data_bytes;
@@ -656,6 +657,32 @@ static void read_comm(pid_t pid, char comm[16])
 	fclose(f);
 }
 
+/*
+ * The workload and every process it started, as they are now (a file --switch-output starts,
+ * -D enabling the events): their COMM and maps went to no file the reader will have.
+ */
+static void synthesize_workload_tree(struct record *rec, pid_t pid, int depth, struct pd_buf *out)
+{
+	char path[64], buf[4096], *p, *end;
+	ssize_t n;
+
+	if (synthesize_process(record_tracking_attr(rec), pid, rec->opts.sample_addr, out) ||
+	    depth > 64)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	n = read_small_file(path, buf, sizeof(buf));
+	if (n <= 0)
+		return;
+	for (p = buf; *p; p = end) {
+		long child = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (child > 0)
+			synthesize_workload_tree(rec, (pid_t)child, depth + 1, out);
+	}
+}
+
 /* --synth=task: the tasks' COMM and FORK records without their maps. */
 static void drop_mmaps(struct pd_buf *out, size_t from)
 {
@@ -715,6 +742,9 @@ static int synthesize(struct record *rec, const struct pd_buf *kmaps)
 	task_from = out.len;
 	if (!(rec->opts.synth & RECORD_SYNTH_TASK)) {
 		/* --synth=no, cgroup: the tasks that existed stay unknown, as with perf. */
+	} else if (t->workload_target && rec->final_path && !rec->workload_exited) {
+		/* A file after a rotation: the workload runs already. */
+		synthesize_workload_tree(rec, t->workload_pid, 0, &out);
 	} else if (t->system_wide) {
 		err = synthesize_all_processes(attr, rec->opts.sample_addr, &out);
 	} else if (t->task) {
@@ -903,8 +933,8 @@ static void set_events(struct record *rec, bool on)
 	if (on && rec->target.workload_pid > 0 && !rec->workload_exited) {
 		struct pd_buf out = PD_BUF_INIT;
 
-		if (!synthesize_process(record_tracking_attr(rec), rec->target.workload_pid,
-					rec->opts.sample_addr, &out) && !out.err && out.len)
+		synthesize_workload_tree(rec, rec->target.workload_pid, 0, &out);
+		if (!out.err && out.len)
 			record_emit(rec, out.data, out.len);
 		pd_buf_release(&out);
 	}
@@ -1839,11 +1869,18 @@ static int close_output(struct record *rec, bool rotating)
 		return 0;
 	rec->data_end = read_data_end(path);
 	if (rec->opts.timestamp_filename) {
+		struct timespec cs = { 0, 10000000 };
 		char ts[32];
 
-		timestamp_suffix(ts, sizeof(ts));
-		free(rec->final_path);
-		rec->final_path = xasprintf("%s.%s", path, ts);
+		/* Two rotations within a hundredth of a second: the second waits for its name. */
+		for (;;) {
+			timestamp_suffix(ts, sizeof(ts));
+			free(rec->final_path);
+			rec->final_path = xasprintf("%s.%s", path, ts);
+			if (access(rec->final_path, F_OK))
+				break;
+			nanosleep(&cs, NULL);
+		}
 		if (rename(path, rec->final_path))
 			return error("cannot rename '%s' to '%s': %s", path, rec->final_path,
 				     strerror(errno));
