@@ -470,7 +470,8 @@ static int open_control(struct record_opts *o, const char *arg)
 		u64 c, a = 0;
 
 		if (parse_u64(copy + 3, &c) || (ack && parse_u64(ack, &a)) || c > INT_MAX ||
-		    a > INT_MAX || fcntl((int)c, F_GETFD) < 0 || (ack && fcntl((int)a, F_GETFD) < 0))
+		    a > INT_MAX || fcntl((int)c, F_GETFD) < 0 ||
+		    (ack && fcntl((int)a, F_GETFD) < 0))
 			err = -EBADF;
 		o->ctl_fd = (int)c;
 		o->ack_fd = ack ? (int)a : -1;
@@ -535,7 +536,8 @@ static int parse_session_option(struct record_opts *o, int c, const char *arg)
 		struct sched_param sp;
 
 		if (parse_u64(arg, &v) || v < 1 || v > 99)
-			return usage_error("record", "-r '%s': a SCHED_FIFO priority, 1 to 99", arg);
+			return usage_error("record", "-r '%s': a SCHED_FIFO priority, 1 to 99",
+					   arg);
 		sp.sched_priority = (int)v;
 		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
 			error("Could not set realtime priority.");
@@ -548,8 +550,8 @@ static int parse_session_option(struct record_opts *o, int c, const char *arg)
 		break;
 	case OPT_MMAP_FLUSH:
 		if (parse_size(arg, &o->mmap_flush) || !o->mmap_flush)
-			return usage_error("record", "--mmap-flush '%s': a size in bytes (B, K, M, G)",
-					   arg);
+			return usage_error("record", "--mmap-flush '%s': a size in bytes (B, K, "
+					   "M, G)", arg);
 		break;
 	case OPT_AIO:
 		if (arg && (parse_u64(arg, &v) || v < 1 || v > 4))
@@ -570,8 +572,8 @@ static int parse_session_option(struct record_opts *o, int c, const char *arg)
 		else if (!parse_switch_time(arg, &o->switch_time_ns))
 			o->switch_output = RECORD_SWITCH_TIME;
 		else
-			return usage_error("record", "--switch-output '%s': signal, a size[BKMG] or "
-					   "a time[smhd]", arg);
+			return usage_error("record", "--switch-output '%s': signal, a "
+					   "size[BKMG] or a time[smhd]", arg);
 		break;
 	case OPT_SWITCH_MAX_FILES:
 		if (parse_u64(arg, &v) || v > INT_MAX)
@@ -861,7 +863,8 @@ static void print_perf_summary(struct record *rec)
 		o->output, o->timestamp_filename && !o->pipe ? ".<timestamp>" : "");
 	/* perf counts every sample of the file, prec:overhead's too. */
 	if (s->samples && !o->no_buildid && !o->comp_level && !o->pipe && !o->switch_output)
-		fprintf(stderr, " (%llu samples)", (unsigned long long)(s->samples + s->own_samples));
+		fprintf(stderr, " (%llu samples)",
+			(unsigned long long)(s->samples + s->own_samples));
 	if (o->comp_level && s->data_bytes)
 		fprintf(stderr, ", compressed (original %.3f MB, ratio is %.3f)",
 			s->records_bytes / 1048576.0, (double)s->records_bytes / s->data_bytes);

@@ -1045,7 +1045,8 @@ static int session_events(struct record *rec)
 		rotate = true;
 		rec->switch_at = now + o->switch_time_ns;
 	}
-	if (o->switch_output == RECORD_SWITCH_SIZE && drained_bytes(rec) - rec->bytes_at_switch >= o->switch_size)
+	if (o->switch_output == RECORD_SWITCH_SIZE &&
+	    drained_bytes(rec) - rec->bytes_at_switch >= o->switch_size)
 		rotate = true;
 	if (rotate && switch_output(rec))
 		return -1;
@@ -1479,7 +1480,7 @@ static void config_session_attrs(struct record *rec)
 			a->watermark = 0;
 			a->wakeup_events = 1;
 		}
-		/* The kernel maps no ring of an inherited per-task event: per thread, no inherit. */
+		/* The kernel maps no ring of an inherited per-task event: no inherit per thread. */
 		if (o->per_thread && !rec->target.system_wide)
 			a->inherit = 0;
 	}

@@ -55,7 +55,8 @@ SLEEPER=$!
 at_exit "kill $SLEEPER"
 synth_records() {
 	perf report -D -i "$1" 2>/dev/null | grep -E "^0 .*PERF_RECORD_(COMM|MMAP2)" |
-		grep -E "$SLEEPER/$SLEEPER" | grep -oE "PERF_RECORD_(COMM|MMAP2)" | sort -u | tr '\n' ' '
+		grep -E "$SLEEPER/$SLEEPER" | grep -oE "PERF_RECORD_(COMM|MMAP2)" | sort -u |
+		tr '\n' ' '
 }
 for s in all task no; do
 	"$PREC" record -q $NONE --synth=$s -e cpu-clock -p $SLEEPER -o synth-$s.data -- sleep 0.1
@@ -64,7 +65,8 @@ for s in all task no; do
 done
 test_expect "--synth=all, task, no: the COMM and MMAP2 of an existing process as perf's" '
 	for s in all task no; do
-		echo "$s: prec [$(synth_records synth-$s.data)] perf [$(synth_records synth-perf-$s.data)]"
+		echo "$s: prec [$(synth_records synth-$s.data)]" \
+			"perf [$(synth_records synth-perf-$s.data)]"
 	done >synth.cmp
 	cat synth.cmp
 	grep -q "^all: prec \[PERF_RECORD_COMM PERF_RECORD_MMAP2 \]" synth.cmp &&
@@ -73,7 +75,8 @@ test_expect "--synth=all, task, no: the COMM and MMAP2 of an existing process as
 	awk -F"prec " "{ split(\$2, a, \" perf \"); if (a[1] != a[2]) exit 1 }" synth.cmp
 '
 test_expect "--synth=bogus is a usage error" '
-	"$PREC" record --synth=bogus -- true 2>synthb.err; test $? = 2 && test "$(wc -l <synthb.err)" = 1
+	"$PREC" record --synth=bogus -- true 2>synthb.err
+	test $? = 2 && test "$(wc -l <synthb.err)" = 1
 '
 
 # --threads: perf's specs are accepted (one file, as without it), bad ones refused.
@@ -170,7 +173,8 @@ test_expect "--control: enable and disable say so, evlist names the event" '
 	2>sw.err
 test_expect "--switch-output: three files, each named with perf's timestamp" '
 	cat sw.err; test "$(ls sw.data.* | grep -cE "^sw\.data\.[0-9]{16}$")" = 3 &&
-	! test -e sw.data && test "$(grep -c "^\[ perf record: Dump sw\.data\.[0-9]\{16\} \]$" sw.err)" = 3
+	! test -e sw.data &&
+	test "$(grep -c "^\[ perf record: Dump sw\.data\.[0-9]\{16\} \]$" sw.err)" = 3
 '
 test_expect "--switch-output: perf's lines for each rotation and at the end" '
 	test "$(grep -c "^\[ perf record: dump data: Woken up [0-9]* times \]$" sw.err)" = 2 &&
@@ -233,17 +237,18 @@ PREC_SUMMARY=perf "$PREC" record -e cpu-clock -o sumenv.data -- "$HOT3" -c 0.2 2
 "$PREC" record $NONE --summary=perf -B -e cpu-clock -o sumb.data -- true 2>sumb.err
 test_expect "--summary=perf: perf's two lines, its size and sample count" '
 	cat sum.err
-	n=$(perf report --stats -i sum.data 2>/dev/null | sed -n "s/^ *SAMPLE events: *\([0-9]*\).*/\1/p" |
-		head -1)
+	n=$(perf report --stats -i sum.data 2>/dev/null |
+		sed -n "s/^ *SAMPLE events: *\([0-9]*\).*/\1/p" | head -1)
+	mb=$(data_mb sum.data)
 	grep -qx "\[ perf record: Woken up [0-9]* times to write data \]" sum.err &&
-	grep -qx "\[ perf record: Captured and wrote $(data_mb sum.data) MB sum.data ($n samples) \]" \
-		sum.err && ! grep -q "prec record" sum.err
+	grep -qx "\[ perf record: Captured and wrote $mb MB sum.data ($n samples) \]" sum.err &&
+	! grep -q "prec record" sum.err
 '
 test_expect "PREC_SUMMARY=perf does the same" '
 	n=$(perf report --stats -i sumenv.data 2>/dev/null |
 		sed -n "s/^ *SAMPLE events: *\([0-9]*\).*/\1/p" | head -1)
-	grep -qx "\[ perf record: Captured and wrote $(data_mb sumenv.data) MB sumenv.data ($n samples) \]" \
-		sumenv.err
+	mb=$(data_mb sumenv.data)
+	grep -qx "\[ perf record: Captured and wrote $mb MB sumenv.data ($n samples) \]" sumenv.err
 '
 test_expect "--summary=perf -B: no sample count, as perf without build-ids" '
 	grep -qx "\[ perf record: Captured and wrote [0-9.]* MB sumb.data \]" sumb.err
