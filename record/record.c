@@ -587,11 +587,10 @@ static int parse_session_option(struct record_opts *o, int c, const char *arg)
 	case OPT_TIMESTAMP_BOUNDARY:
 		break;
 	case OPT_CONTROL:
-		if (open_control(o, arg)) {
-			error("--control '%s': give fd:CTL[,ACK] with open descriptors, or "
-			      "fifo:CTL[,ACK] with existing fifos", arg);
-			return 1;
-		}
+		if (open_control(o, arg))
+			return usage_error("record", "--control '%s': give fd:CTL[,ACK] with open "
+					   "descriptors, or fifo:CTL[,ACK] with existing fifos",
+					   arg);
 		break;
 	case OPT_PROC_MAP_TIMEOUT:
 	case OPT_NUM_THREAD_SYNTHESIZE:

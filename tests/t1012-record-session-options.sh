@@ -162,6 +162,11 @@ test_expect "--control: stop ends the recording as SIGTERM does (exit 143, a who
 	test $ctl_rc = 143 && perf_clean perf report -i ctl.data --stdio >ctl.report &&
 	grep -q "hot_a" ctl.report
 '
+test_expect "--control with no such descriptor or fifo is a usage error" '
+	"$PREC" record --control fd:99 -o badctl.data -- true 2>badctl.err; rc1=$?
+	"$PREC" record --control fifo:no-such-fifo -o badctl.data -- true 2>>badctl.err; rc2=$?
+	test $rc1 = 2 && test $rc2 = 2 && test "$(wc -l <badctl.err)" = 2 && ! test -e badctl.data
+'
 test_expect "--control: enable and disable say so, evlist names the event" '
 	test "$(grep -c "^Events enabled$" ctl.err)" = 2 && grep -q "^Events disabled$" ctl.err &&
 	grep -qx cpu-clock ctl.err
