@@ -949,6 +949,11 @@ int cmd_record(int argc, char **argv)
 		o->output = (!fstat(STDOUT_FILENO, &st) && S_ISFIFO(st.st_mode)) ? "-" : "perf.data";
 	}
 	o->pipe = !strcmp(o->output, "-");
+	/* A rotation closes one file and opens the next: a pipe has no next. */
+	if (o->pipe && o->switch_output) {
+		err = usage_error("record", "--switch-output needs an output file, not a pipe");
+		goto out_usage;
+	}
 #ifndef HAVE_ZSTD
 	if (o->comp_level) {
 		error("-z: prec was built without zstd");

@@ -196,6 +196,10 @@ test_expect "--switch-max-files=2 keeps the two newest files" '
 		sh -c "$HOT3 -c 0.05; kill -USR2 \$PPID; $HOT3 -c 0.05; kill -USR2 \$PPID; true" &&
 	test "$(ls swm.data.* | wc -l)" = 2
 '
+test_expect "--switch-output into a pipe is a usage error" '
+	"$PREC" record -q --switch-output -o - -- true >swp.data 2>swp.err
+	test $? = 2 && test "$(wc -l <swp.err)" = 1 && ! test -s swp.data
+'
 test_expect "--timestamp-filename renames the output" '
 	"$PREC" record $NONE -e cpu-clock -o ts.data --timestamp-filename -- true 2>ts.err &&
 	ls ts.data.* | grep -qE "^ts\.data\.[0-9]{16}$" && ! test -e ts.data &&
