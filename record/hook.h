@@ -62,7 +62,36 @@ struct record_opts {
 	bool recalibrate;      /* --recalibrate */
 	const struct event_list *count_events; /* --count EVENTS; NULL when not given */
 	u64 count_interval_ns; /* --count-interval; 0 when not given */
+
+	/* How the session runs (perf record's options of the same names); record.c fills them. */
+	bool per_thread;       /* --per-thread: one ring per thread (cpu -1), no per-CPU events */
+	unsigned synth;        /* --synth: RECORD_SYNTH_* bits */
+	bool no_bpf_event;     /* --no-bpf-event */
+	bool inherit_stat;     /* -s: per-thread counts (PERF_RECORD_READ at each exit) */
+	long delay_ms;         /* -D: 0 none, -1 start disabled (--control enables) */
+	bool no_buffering;     /* --no-buffering: a wakeup for every record */
+	u64 mmap_flush;        /* --mmap-flush: bytes a ring holds before a pass takes them */
+	u64 max_size;          /* --max-size: stop once the data reaches it; 0 no limit */
+	int switch_output;     /* --switch-output: RECORD_SWITCH_* */
+	u64 switch_size;       /* --switch-output=SIZE */
+	u64 switch_time_ns;    /* --switch-output=TIME */
+	int switch_max_files;  /* --switch-max-files; 0 keeps them all */
+	bool timestamp_filename; /* --timestamp-filename (implied by --switch-output) */
+	int ctl_fd, ack_fd;    /* --control; -1 when not given */
+	bool perf_summary;     /* --summary=perf, PREC_SUMMARY=perf: perf record's own lines */
+	bool dry_run;          /* --dry-run: parse the options and events, then exit */
 };
+
+/* --synth: what is synthesized of the tasks that existed before the recording. */
+#define RECORD_SYNTH_TASK 1U
+#define RECORD_SYNTH_MMAP 2U
+#define RECORD_SYNTH_CGROUP 4U
+#define RECORD_SYNTH_ALL (RECORD_SYNTH_TASK | RECORD_SYNTH_MMAP | RECORD_SYNTH_CGROUP)
+
+/* --switch-output: when the output rotates to a new file. */
+#define RECORD_SWITCH_SIGNAL 1
+#define RECORD_SWITCH_SIZE 2
+#define RECORD_SWITCH_TIME 3
 
 struct event_list;
 
@@ -92,6 +121,7 @@ struct record_stats {
 	int nr_cpus;
 	struct record_cpu_stats *cpu; /* nr_cpus entries, in the order of the recording's CPUs */
 	u64 samples;           /* W: all samples */
+	u64 own_samples;       /* W: the recorder's own samples (prec:overhead), not in samples */
 	u64 lost;              /* W */
 	u64 lost_samples;
 	u64 wakeups;           /* ppoll() returns but timeouts ("Woken up N times") */

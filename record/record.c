@@ -7,7 +7,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +26,7 @@
 #include "record/parse-events.h"
 #include "record/record.h"
 #include "record/target.h"
+#include "util/cpumap.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/parse.h"
@@ -60,6 +64,35 @@ enum {
 	OPT_BUILDID_ALL,
 	OPT_BUILDID_MMAP,
 	OPT_BUILDID_DIR,
+	/* The session's options. */
+	OPT_PER_THREAD,
+	OPT_SYNTH,
+	OPT_THREADS,
+	OPT_NO_BPF_EVENT,
+	OPT_NO_BUFFERING,
+	OPT_MMAP_FLUSH,
+	OPT_AIO,
+	OPT_AFFINITY,
+	OPT_MAX_SIZE,
+	OPT_SWITCH_OUTPUT,
+	OPT_SWITCH_OUTPUT_EVENT,
+	OPT_SWITCH_MAX_FILES,
+	OPT_TIMESTAMP_FILENAME,
+	OPT_TIMESTAMP_BOUNDARY,
+	OPT_TAIL_SYNTHESIZE,
+	OPT_OVERWRITE,
+	OPT_CONTROL,
+	OPT_DRY_RUN,
+	OPT_KCORE,
+	OPT_PROC_MAP_TIMEOUT,
+	OPT_NUM_THREAD_SYNTHESIZE,
+	OPT_VMLINUX,
+	OPT_DEBUGINFOD,
+	OPT_CLANG_PATH,
+	OPT_CLANG_OPT,
+	OPT_AUX_SAMPLE,
+	OPT_OFF_CPU,
+	OPT_SUMMARY,
 };
 
 static const struct option long_options[] = {
@@ -91,13 +124,46 @@ static const struct option long_options[] = {
 	{ "overhead-source", required_argument, NULL, OPT_OVERHEAD_SOURCE },
 	{ "overhead-interval", required_argument, NULL, OPT_OVERHEAD_INTERVAL },
 	{ "recalibrate", no_argument, NULL, OPT_RECALIBRATE },
+	/* The session's options. */
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "synth", required_argument, NULL, OPT_SYNTH },
+	{ "threads", optional_argument, NULL, OPT_THREADS },
+	{ "no-bpf-event", no_argument, NULL, OPT_NO_BPF_EVENT },
+	{ "stat", no_argument, NULL, 's' },
+	{ "delay", required_argument, NULL, 'D' },
+	{ "realtime", required_argument, NULL, 'r' },
+	{ "no-buffering", no_argument, NULL, OPT_NO_BUFFERING },
+	{ "mmap-flush", required_argument, NULL, OPT_MMAP_FLUSH },
+	{ "aio", optional_argument, NULL, OPT_AIO },
+	{ "affinity", required_argument, NULL, OPT_AFFINITY },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+	{ "switch-output-event", required_argument, NULL, OPT_SWITCH_OUTPUT_EVENT },
+	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
+	{ "timestamp-filename", no_argument, NULL, OPT_TIMESTAMP_FILENAME },
+	{ "timestamp-boundary", no_argument, NULL, OPT_TIMESTAMP_BOUNDARY },
+	{ "tail-synthesize", no_argument, NULL, OPT_TAIL_SYNTHESIZE },
+	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "kcore", no_argument, NULL, OPT_KCORE },
+	{ "proc-map-timeout", required_argument, NULL, OPT_PROC_MAP_TIMEOUT },
+	{ "num-thread-synthesize", required_argument, NULL, OPT_NUM_THREAD_SYNTHESIZE },
+	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+	{ "debuginfod", optional_argument, NULL, OPT_DEBUGINFOD },
+	{ "clang-path", required_argument, NULL, OPT_CLANG_PATH },
+	{ "clang-opt", required_argument, NULL, OPT_CLANG_OPT },
+	{ "snapshot", optional_argument, NULL, 'S' },
+	{ "aux-sample", optional_argument, NULL, OPT_AUX_SAMPLE },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "summary", required_argument, NULL, OPT_SUMMARY },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char short_options[] = "+:e:F:c:gaC:p:t:o:z::m:TdPik:BNqvh";
+static const char short_options[] = "+:e:F:c:gaC:p:t:o:z::m:TdPik:BNqvh" "sD:r:S::";
 
 static void usage(FILE *f)
 {
@@ -146,6 +212,47 @@ static void usage(FILE *f)
 	      "                            write the costs every <time> (default 1s; 500ms, 2s ...)\n"
 	      "        --recalibrate       measure the costs of a sample and of side-band anew,\n"
 	      "                            not from earlier recordings of this boot (cached 1 h)\n"
+	      "        --per-thread        one ring buffer per thread (cpu -1), no per-CPU events\n"
+	      "        --synth <no|all|task|mmap|cgroup>\n"
+	      "                            what to synthesize of existing tasks (default all)\n"
+	      "        --threads[=<spec>]  accepted as perf's (cpu, core, package, numa, masks):\n"
+	      "                            prec drains in one thread and writes in another\n"
+	      "        --no-bpf-event      do not record BPF program load events\n"
+	      "    -s, --stat              per-thread counts (perf report -T)\n"
+	      "    -D, --delay <ms>        enable the events ms after the start (-1: start\n"
+	      "                            disabled, for --control)\n"
+	      "    -r, --realtime <prio>   run the recorder at this SCHED_FIFO priority\n"
+	      "        --no-buffering      wake up for every record\n"
+	      "        --mmap-flush <size> take a ring's data once it holds this much (default 1)\n"
+	      "        --aio[=<n>]         accepted (1-4): prec always writes in its own thread\n"
+	      "        --affinity <node|cpu>\n"
+	      "                            accepted: prec's drain loop is not pinned\n"
+	      "        --max-size <size>   stop once the data reaches size (B, K, M, G)\n"
+	      "        --switch-output[=<signal|size|time>]\n"
+	      "                            rotate the output on SIGUSR2, at size[BKMG] or every\n"
+	      "                            time[smhd]: each file gets a timestamp suffix\n"
+	      "        --switch-max-files <n>\n"
+	      "                            keep only the n newest rotated files\n"
+	      "        --timestamp-filename\n"
+	      "                            append a timestamp to the output file name\n"
+	      "        --timestamp-boundary\n"
+	      "                            record the first and last sample times (always done)\n"
+	      "        --control <fd:ctl[,ack]|fifo:ctl[,ack]>\n"
+	      "                            take commands (enable, disable, snapshot, stop, ping,\n"
+	      "                            evlist) from ctl; answer \"ack\" on ack\n"
+	      "        --dry-run           parse the options, then exit\n"
+	      "        --proc-map-timeout <ms>, --num-thread-synthesize <n>\n"
+	      "                            accepted for perf compatibility\n"
+	      "        --vmlinux <file>, --debuginfod[=<urls>], --clang-path <path>,\n"
+	      "        --clang-opt <opts>  accepted for perf compatibility (prec keeps no cache)\n"
+	      "    -S, --snapshot, --aux-sample\n"
+	      "                            refused: they need an AUX area event\n"
+	      "        --off-cpu, --kcore, --overwrite, --tail-synthesize,\n"
+	      "        --switch-output-event <event>\n"
+	      "                            refused: not supported by prec yet\n"
+	      "        --summary <prec|perf>\n"
+	      "                            the summary lines: prec's (default) or perf record's\n"
+	      "                            own words (also PREC_SUMMARY=perf)\n"
 	      "    -q, --quiet             no messages but errors\n"
 	      "    -v, --verbose           more messages (repeatable)\n"
 	      "    -h, --help              this help\n",
@@ -257,6 +364,293 @@ static int parse_count_events(struct event_list *list, const char *events, char 
 	return -1;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* The session's options: how the recording runs, as perf record's options of the same names. */
+
+/* A size with an optional B, K, M or G (perf's --max-size, --mmap-flush, --switch-output). */
+static int parse_size(const char *s, u64 *bytes)
+{
+	static const char units[] = "BKMG";
+	char *end;
+	const char *u;
+	u64 v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	if (!*end) {
+		*bytes = v;
+		return 0;
+	}
+	u = strchr(units, *end & ~0x20);
+	if (!u || !*u || end[1])
+		return -EINVAL;
+	*bytes = v << (10 * (u - units));
+	return 0;
+}
+
+/* --switch-output's time: a number with s, m, h or d. */
+static int parse_switch_time(const char *s, u64 *ns)
+{
+	static const struct { char unit; u64 sec; } units[] = {
+		{ 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 },
+	};
+	char *end;
+	u64 v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-' || !*end || end[1])
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (*end == units[i].unit) {
+			*ns = v * units[i].sec * 1000000000ULL;
+			return v ? 0 : -EINVAL;
+		}
+	}
+	return -EINVAL;
+}
+
+/* --synth: a comma list of no, all, task, mmap (which implies task), cgroup. */
+static int parse_synth(const char *arg, unsigned *synth)
+{
+	char *copy = xstrdup(arg), *tok, *save = NULL;
+	int err = 0;
+
+	*synth = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "no"))
+			*synth = 0;
+		else if (!strcmp(tok, "all"))
+			*synth = RECORD_SYNTH_ALL;
+		else if (!strcmp(tok, "task"))
+			*synth |= RECORD_SYNTH_TASK;
+		else if (!strcmp(tok, "mmap"))
+			*synth |= RECORD_SYNTH_TASK | RECORD_SYNTH_MMAP;
+		else if (!strcmp(tok, "cgroup"))
+			*synth |= RECORD_SYNTH_CGROUP;
+		else
+			err = -EINVAL;
+	}
+	free(copy);
+	return tok || err ? -EINVAL : 0;
+}
+
+/* --threads: perf's specs, checked; the masks form is MAPS/AFFINITY[:MAPS/AFFINITY ...]. */
+static int check_threads_spec(const char *spec)
+{
+	static const char *const named[] = { "cpu", "core", "package", "numa" };
+	char *copy, *tok, *save = NULL;
+	int err = 0;
+
+	if (!spec)
+		return 0;
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!strcmp(spec, named[i]))
+			return 0;
+	copy = xstrdup(spec);
+	for (tok = strtok_r(copy, ":", &save); tok && !err; tok = strtok_r(NULL, ":", &save)) {
+		char *slash = strchr(tok, '/');
+		struct cpu_map m = CPU_MAP_INIT;
+
+		if (!slash) {
+			err = -EINVAL;
+			break;
+		}
+		*slash = 0;
+		err = cpu_map_parse(&m, tok) || !m.nr ? -EINVAL : 0;
+		if (!err)
+			err = cpu_map_parse(&m, slash + 1) || !m.nr ? -EINVAL : 0;
+		cpu_map_free(&m);
+	}
+	free(copy);
+	return err || !*spec ? -EINVAL : 0;
+}
+
+/* --control fd:CTL[,ACK] or fifo:CTL[,ACK]: the descriptors, as perf opens them. */
+static int open_control(struct record_opts *o, const char *arg)
+{
+	char *copy = xstrdup(arg), *ack = strchr(copy, ',');
+	int err = 0;
+
+	if (ack)
+		*ack++ = 0;
+	if (!strncmp(copy, "fd:", 3)) {
+		u64 c, a = 0;
+
+		if (parse_u64(copy + 3, &c) || (ack && parse_u64(ack, &a)) || c > INT_MAX ||
+		    a > INT_MAX || fcntl((int)c, F_GETFD) < 0 ||
+		    (ack && fcntl((int)a, F_GETFD) < 0))
+			err = -EBADF;
+		o->ctl_fd = (int)c;
+		o->ack_fd = ack ? (int)a : -1;
+	} else if (!strncmp(copy, "fifo:", 5)) {
+		/* Read-write, so that the fifo never reports EOF when its writer closes it. */
+		o->ctl_fd = open(copy + 5, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		o->ack_fd = ack ? open(ack, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1;
+		if (o->ctl_fd < 0 || (ack && o->ack_fd < 0))
+			err = -errno;
+	} else {
+		err = -EINVAL;
+	}
+	free(copy);
+	return err;
+}
+
+/*
+ * One option of the session's block. Return: -1 when taken, else the exit status of a usage
+ * error (after its one-line message).
+ */
+static int parse_session_option(struct record_opts *o, int c, const char *arg)
+{
+	u64 v;
+
+	switch (c) {
+	case OPT_PER_THREAD:
+		o->per_thread = true;
+		break;
+	case OPT_SYNTH:
+		if (parse_synth(arg, &o->synth))
+			return usage_error("record", "--synth '%s': no, all, task, mmap or cgroup",
+					   arg);
+		break;
+	case OPT_THREADS:
+		if (check_threads_spec(arg))
+			return usage_error("record", "--threads '%s': invalid thread maps or "
+					   "affinity specs (cpu, core, package, numa, or "
+					   "CPUS/CPUS[:CPUS/CPUS ...])", arg);
+		break;
+	case OPT_NO_BPF_EVENT:
+		o->no_bpf_event = true;
+		break;
+	case 's':
+		o->inherit_stat = true;
+		break;
+	case 'D': {
+		char *end;
+		long ms;
+
+		errno = 0;
+		ms = strtol(arg, &end, 10);
+		if (*end == '-' && end != arg && ms >= 0)
+			return usage_error("record", "-D '%s': ranges of time are not supported by "
+					   "prec yet", arg);
+		if (errno || end == arg || *end || ms < -1)
+			return usage_error("record", "-D '%s': milliseconds, or -1 to start with "
+					   "the events disabled", arg);
+		o->delay_ms = ms;
+		break;
+	}
+	case 'r': {
+		struct sched_param sp;
+
+		if (parse_u64(arg, &v) || v < 1 || v > 99)
+			return usage_error("record", "-r '%s': a SCHED_FIFO priority, 1 to 99",
+					   arg);
+		sp.sched_priority = (int)v;
+		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+			error("Could not set realtime priority.");
+			return 1;
+		}
+		break;
+	}
+	case OPT_NO_BUFFERING:
+		o->no_buffering = true;
+		break;
+	case OPT_MMAP_FLUSH:
+		if (parse_size(arg, &o->mmap_flush) || !o->mmap_flush)
+			return usage_error("record", "--mmap-flush '%s': a size in bytes (B, K, "
+					   "M, G)", arg);
+		break;
+	case OPT_AIO:
+		if (arg && (parse_u64(arg, &v) || v < 1 || v > 4))
+			return usage_error("record", "--aio '%s': 1 to 4 control blocks", arg);
+		break;
+	case OPT_AFFINITY:
+		break;
+	case OPT_MAX_SIZE:
+		if (parse_size(arg, &o->max_size) || !o->max_size)
+			return usage_error("record", "--max-size '%s': a size (B, K, M, G)", arg);
+		break;
+	case OPT_SWITCH_OUTPUT:
+		o->timestamp_filename = true;
+		if (!arg || !strcmp(arg, "signal"))
+			o->switch_output = RECORD_SWITCH_SIGNAL;
+		else if (!parse_size(arg, &o->switch_size) && o->switch_size)
+			o->switch_output = RECORD_SWITCH_SIZE;
+		else if (!parse_switch_time(arg, &o->switch_time_ns))
+			o->switch_output = RECORD_SWITCH_TIME;
+		else
+			return usage_error("record", "--switch-output '%s': signal, a "
+					   "size[BKMG] or a time[smhd]", arg);
+		break;
+	case OPT_SWITCH_MAX_FILES:
+		if (parse_u64(arg, &v) || v > INT_MAX)
+			return usage_error("record", "--switch-max-files '%s': a number of files",
+					   arg);
+		o->switch_max_files = (int)v;
+		break;
+	case OPT_TIMESTAMP_FILENAME:
+		o->timestamp_filename = true;
+		break;
+	case OPT_TIMESTAMP_BOUNDARY:
+		break;
+	case OPT_CONTROL:
+		if (open_control(o, arg))
+			return usage_error("record", "--control '%s': give fd:CTL[,ACK] with open "
+					   "descriptors, or fifo:CTL[,ACK] with existing fifos",
+					   arg);
+		break;
+	case OPT_PROC_MAP_TIMEOUT:
+	case OPT_NUM_THREAD_SYNTHESIZE:
+		if (parse_u64(arg, &v) || (c == OPT_NUM_THREAD_SYNTHESIZE && !v))
+			return usage_error("record", "--%s '%s': not a number",
+					   c == OPT_PROC_MAP_TIMEOUT ? "proc-map-timeout" :
+					   "num-thread-synthesize", arg);
+		break;
+	case OPT_VMLINUX:
+		if (access(arg, R_OK)) {
+			error("Invalid file: %s", arg);
+			return 1;
+		}
+		break;
+	case OPT_DEBUGINFOD:
+	case OPT_CLANG_PATH:
+	case OPT_CLANG_OPT:
+		break;
+	case 'S':
+		/* As perf on a machine without an AUX area event (no PMU of that kind here). */
+		error("No AUX area tracing to snapshot");
+		return 1;
+	case OPT_AUX_SAMPLE:
+		error("No AUX area event to sample");
+		return 1;
+	case OPT_OFF_CPU:
+		error("--off-cpu is not supported by prec yet");
+		return 1;
+	case OPT_KCORE:
+	case OPT_OVERWRITE:
+	case OPT_TAIL_SYNTHESIZE:
+	case OPT_SWITCH_OUTPUT_EVENT:
+		error("--%s is not supported by prec yet",
+		      c == OPT_KCORE ? "kcore" : c == OPT_OVERWRITE ? "overwrite" :
+		      c == OPT_TAIL_SYNTHESIZE ? "tail-synthesize" : "switch-output-event");
+		return 1;
+	case OPT_DRY_RUN:
+		o->dry_run = true;
+		break;
+	case OPT_SUMMARY:
+		if (strcmp(arg, "perf") && strcmp(arg, "prec"))
+			return usage_error("record", "--summary '%s': prec or perf", arg);
+		o->perf_summary = !strcmp(arg, "perf");
+		break;
+	default:
+		return -2;
+	}
+	return -1;
+}
+
 struct pending_event {
 	const char *str;
 	const char *filter;
@@ -271,6 +665,9 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 	o->freq = DEFAULT_FREQ;
 	o->overhead_interval_ns = OVERHEAD_INTERVAL_DEFAULT_NS;
 	o->count_events = count_events;
+	o->synth = RECORD_SYNTH_ALL;
+	o->ctl_fd = o->ack_fd = -1;
+	o->perf_summary = getenv("PREC_SUMMARY") && !strcmp(getenv("PREC_SUMMARY"), "perf");
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
@@ -431,10 +828,18 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 			return 0;
 		case ':':
 			return usage_error("record", "option '%s' needs a value", argv[optind - 1]);
-		default:
+		default: {
+			int err = parse_session_option(o, c, optarg);
+
+			if (err != -2) {
+				if (err >= 0)
+					return err;
+				break;
+			}
 			if (optopt && optopt != '?')
 				return usage_error("record", "unknown option '-%c'", optopt);
 			return usage_error("record", "unknown option '%s'", argv[optind - 1]);
+		}
 		}
 	}
 	o->argc = argc - optind;
@@ -458,21 +863,56 @@ static int parse_event_args(struct event_list *events, const struct pending_even
 	return 0;
 }
 
+/*
+ * perf record's own summary lines, its figures as it computes them: the data section's end in
+ * the file (0 in pipe mode), and the samples only where perf counts them (its build-id pass).
+ */
+static void print_perf_summary(struct record *rec)
+{
+	const struct record_opts *o = record_options(rec);
+	struct record_stats *s = record_stats(rec);
+	u64 data_end, wakeups;
+	const char *path = record_output_file(rec, &data_end, &wakeups);
+
+	fprintf(stderr, "[ perf record: Woken up %llu times to write data ]\n",
+		(unsigned long long)wakeups);
+	if (o->timestamp_filename && !o->pipe)
+		fprintf(stderr, "[ perf record: Dump %s ]\n", path);
+	fprintf(stderr, "[ perf record: Captured and wrote %.3f MB %s%s", data_end / 1048576.0,
+		o->output, o->timestamp_filename && !o->pipe ? ".<timestamp>" : "");
+	/* perf counts every sample of the file, prec:overhead's too. */
+	if (s->samples && !o->no_buildid && !o->comp_level && !o->pipe && !o->switch_output)
+		fprintf(stderr, " (%llu samples)",
+			(unsigned long long)(s->samples + s->own_samples));
+	if (o->comp_level && s->data_bytes)
+		fprintf(stderr, ", compressed (original %.3f MB, ratio is %.3f)",
+			s->records_bytes / 1048576.0, (double)s->records_bytes / s->data_bytes);
+	fprintf(stderr, " ]\n");
+}
+
 static void print_summary(struct record *rec, const char *path)
 {
 	const struct record_opts *o = record_options(rec);
 	struct record_stats *s = record_stats(rec);
 	double mb;
 	struct stat st;
+	u64 data_end, wakeups;
 
 	if (quiet)
 		return;
+	if (o->perf_summary) {
+		print_perf_summary(rec);
+		return;
+	}
+	path = record_output_file(rec, &data_end, &wakeups);
 	if (!o->pipe && !stat(path, &st))
 		mb = st.st_size / 1048576.0;
 	else
 		mb = s->data_bytes / 1048576.0;
 	fprintf(stderr, "[ prec record: Woken up %llu times to write data ]\n",
-		(unsigned long long)s->wakeups);
+		(unsigned long long)wakeups);
+	if (o->timestamp_filename && !o->pipe)
+		fprintf(stderr, "[ prec record: Dump %s ]\n", path);
 	fprintf(stderr, "[ prec record: Captured and wrote %.3f MB %s (%llu samples)", mb, path,
 		(unsigned long long)s->samples);
 	if (o->comp_level && s->data_bytes)
@@ -529,6 +969,11 @@ int cmd_record(int argc, char **argv)
 		o->output = (!fstat(STDOUT_FILENO, &st) && S_ISFIFO(st.st_mode)) ? "-" : "perf.data";
 	}
 	o->pipe = !strcmp(o->output, "-");
+	/* A rotation closes one file and opens the next: a pipe has no next. */
+	if (o->pipe && o->switch_output) {
+		err = usage_error("record", "--switch-output needs an output file, not a pipe");
+		goto out_usage;
+	}
 #ifndef HAVE_ZSTD
 	if (o->comp_level) {
 		error("-z: prec was built without zstd");
@@ -544,6 +989,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (parse_event_args(&events, evs, nr_evs))
 		goto out;
+	if (o->dry_run) {
+		ret = 0;
+		goto out;
+	}
 
 	err = record_run(rec, o, &events, hooks, sizeof(hooks) / sizeof(hooks[0]));
 	if (err) {

@@ -38,6 +38,23 @@ int record_run(struct record *rec, const struct record_opts *opts,
  */
 int record_exit_status(const struct record *rec);
 
+/**
+ * record_summary_name - the name the summary lines give the command: "perf" with --summary=perf
+ * (or PREC_SUMMARY=perf), else "prec".
+ *
+ * Return: the name.
+ */
+const char *record_summary_name(const struct record *rec);
+
+/**
+ * record_output_file - the finished output's name (with its timestamp under
+ * --timestamp-filename and --switch-output), where its data section ends (0 in pipe mode) and
+ * the wakeups since it began (the last rotation of --switch-output, else the start).
+ *
+ * Return: the name.
+ */
+const char *record_output_file(const struct record *rec, u64 *data_end, u64 *wakeups);
+
 /* Free the session and everything it still holds (NULL does nothing). */
 void record_free(struct record *rec);
 

@@ -103,7 +103,75 @@ struct record {
 	bool had_old;            /* the output existed (and was moved to .old by the writer) */
 	bool workload_exited;
 	int workload_status;
+
+	/* The session's options at work: -D, --control, --switch-output, --max-size. */
+	struct pd_buf kmaps;     /* the kernel maps, synthesized again into every rotated file */
+	struct pd_buf hook_feats; /* record_set_feature() payloads, for the rotated files */
+	u64 enable_at;           /* -D: when to enable the events (CLOCK_MONOTONIC); 0 done */
+	u64 switch_at;           /* --switch-output=TIME: the next rotation */
+	u64 wakeups_at_switch;   /* stats.wakeups when the current file began */
+	u64 bytes_at_switch;     /* drained_bytes() when the current file began */
+	char **rotated;          /* --switch-max-files: the rotated files, oldest first */
+	int nr_rotated;
+	char *final_path;        /* the output's name once closed (a timestamp added) */
+	u64 data_end;            /* where the closed output's data section ends */
+	bool events_off;         /* disabled by -D or --control */
+	/* What the writers of the rotated files counted: added to the current writer's. */
+	struct record_stats base;
+	struct record_cpu_stats *base_cpu;
 };
+
+static int close_output(struct record *rec, bool rotating);
+static int switch_output(struct record *rec);
+static u64 drained_bytes(const struct record *rec);
+
+const char *record_summary_name(const struct record *rec)
+{
+	return rec->opts.perf_summary ? "perf" : "prec";
+}
+
+const char *record_output_file(const struct record *rec, u64 *data_end, u64 *wakeups)
+{
+	*data_end = rec->data_end;
+	*wakeups = rec->stats.wakeups - rec->wakeups_at_switch;
+	return rec->final_path ? rec->final_path : rec->opts.output;
+}
+
+/*
+ * The writer of each rotated file counts from zero: add what the earlier ones counted, so that
+ * the figures hooks read never go back.
+ */
+static void add_rotated_stats(const struct record *rec, struct record_stats *s,
+			      struct record_cpu_stats *cpu)
+{
+	const struct record_stats *b = &rec->base;
+
+	if (!rec->base_cpu)
+		return;
+	s->samples += b->samples;
+	s->own_samples += b->own_samples;
+	s->lost += b->lost;
+	s->records_bytes += b->records_bytes;
+	s->data_bytes += b->data_bytes;
+	s->write_ns += b->write_ns;
+	s->writer_cpu_ns += b->writer_cpu_ns;
+	if (b->first_time && (!s->first_time || b->first_time < s->first_time))
+		s->first_time = b->first_time;
+	if (b->last_time > s->last_time)
+		s->last_time = b->last_time;
+	for (int i = 0; cpu && i < s->nr_cpus; i++) {
+		const struct record_cpu_stats *c = &rec->base_cpu[i];
+
+		cpu[i].samples += c->samples;
+		cpu[i].lost += c->lost;
+		cpu[i].lost_records += c->lost_records;
+		cpu[i].throttle += c->throttle;
+		cpu[i].unthrottle += c->unthrottle;
+		cpu[i].throttled_ns += c->throttled_ns;
+		for (int k = 0; k < RECORD_NR_KINDS; k++)
+			cpu[i].sideband[k] += c->sideband[k];
+	}
+}
 
 u64 record_monotonic_ns(void)
 {
@@ -120,11 +188,16 @@ static volatile sig_atomic_t got_signal;     /* SIGINT or SIGTERM: the last one 
 static volatile sig_atomic_t signal_from_user; /* sent by kill(), not by the terminal */
 static volatile sig_atomic_t nr_signals;
 static volatile sig_atomic_t got_sigchld;
+static volatile sig_atomic_t got_sigusr2;    /* --switch-output=signal */
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	if (sig == SIGCHLD) {
 		got_sigchld = 1;
+		return;
+	}
+	if (sig == SIGUSR2) {
+		got_sigusr2 = 1;
 		return;
 	}
 	got_signal = sig;
@@ -145,6 +218,7 @@ static void setup_signals(sigset_t *orig)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	/* A closed pipe (-o - | head) is a write error to report, not a silent death. */
 	signal(SIGPIPE, SIG_IGN);
 
@@ -152,6 +226,7 @@ static void setup_signals(sigset_t *orig)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGUSR2);
 	/* Threads created from here on (the writer) inherit the mask: signals come to us. */
 	pthread_sigmask(SIG_BLOCK, &block, orig);
 }
@@ -181,8 +256,10 @@ void record_stats_snapshot(struct record *rec, struct record_stats *out,
 		memcpy(cpu, rec->stats.cpu, rec->stats.nr_cpus * sizeof(*cpu));
 		out->cpu = cpu;
 	}
-	if (rec->wt)
+	if (rec->wt) {
 		wthread_stats(rec->wt, out, cpu);
+		add_rotated_stats(rec, out, cpu);
+	}
 }
 
 const int *record_cpus(const struct record *rec, int *nr)
@@ -344,8 +421,15 @@ struct pd_tracing *record_tracing(struct record *rec)
 
 int record_set_feature(struct record *rec, unsigned bit, const void *payload, size_t len)
 {
+	u32 hdr[2] = { bit, (u32)len };
+
 	if (!rec->w)
 		return -EBUSY;
+	/* Kept for the files --switch-output starts later: bit, length, payload. */
+	if (rec->opts.switch_output) {
+		pd_buf_append(&rec->hook_feats, hdr, sizeof(hdr));
+		pd_buf_append(&rec->hook_feats, payload, len);
+	}
 	return pd_writer_set_feature(rec->w, bit, payload, len);
 }
 
@@ -574,12 +658,59 @@ static void read_comm(pid_t pid, char comm[16])
 	fclose(f);
 }
 
+/*
+ * The workload and every process it started, as they are now (a file --switch-output starts,
+ * -D enabling the events): their COMM and maps went to no file the reader will have.
+ */
+static void synthesize_workload_tree(struct record *rec, pid_t pid, int depth, struct pd_buf *out)
+{
+	char path[64], buf[4096], *p, *end;
+	ssize_t n;
+
+	if (synthesize_process(record_tracking_attr(rec), pid, rec->opts.sample_addr, out) ||
+	    depth > 64)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	n = read_small_file(path, buf, sizeof(buf));
+	if (n <= 0)
+		return;
+	for (p = buf; *p; p = end) {
+		long child = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (child > 0)
+			synthesize_workload_tree(rec, (pid_t)child, depth + 1, out);
+	}
+}
+
+/* --synth=task: the tasks' COMM and FORK records without their maps. */
+static void drop_mmaps(struct pd_buf *out, size_t from)
+{
+	size_t in = from, keep = from;
+
+	while (in + sizeof(struct pd_record_header) <= out->len) {
+		const struct pd_record_header *h = (const void *)(out->data + in);
+		size_t n = h->size;
+
+		if (n < sizeof(*h) || n > out->len - in)
+			break;
+		if (h->type != PERF_RECORD_MMAP && h->type != PERF_RECORD_MMAP2) {
+			memmove(out->data + keep, out->data + in, n);
+			keep += n;
+		}
+		in += n;
+	}
+	out->len = keep;
+}
+
 static int synthesize(struct record *rec, const struct pd_buf *kmaps)
 {
 	const struct perf_event_attr *attr = record_tracking_attr(rec);
 	struct target *t = &rec->target;
 	struct pd_buf out = PD_BUF_INIT;
 	struct pd_thread_map_entry *tm;
+	size_t task_from;
 	int nr_tm, err = 0;
 
 	/* perf's order: kernel maps, THREAD_MAP, CPU_MAP, processes, FINISHED_INIT. */
@@ -609,7 +740,13 @@ static int synthesize(struct record *rec, const struct pd_buf *kmaps)
 	else
 		pd_encode_cpu_map(&out, (u32)t->nr_cpus, t->cpus);
 
-	if (t->system_wide) {
+	task_from = out.len;
+	if (!(rec->opts.synth & RECORD_SYNTH_TASK)) {
+		/* --synth=no, cgroup: the tasks that existed stay unknown, as with perf. */
+	} else if (t->workload_target && rec->final_path && !rec->workload_exited) {
+		/* A file after a rotation: the workload runs already. */
+		synthesize_workload_tree(rec, t->workload_pid, 0, &out);
+	} else if (t->system_wide) {
 		err = synthesize_all_processes(attr, rec->opts.sample_addr, &out);
 	} else if (t->task) {
 		for (int i = 0; i < t->nr_pids && !err; i++) {
@@ -643,6 +780,8 @@ static int synthesize(struct record *rec, const struct pd_buf *kmaps)
 		pd_buf_release(&out);
 		return error("cannot read the existing processes: %s", strerror(-err));
 	}
+	if (!(rec->opts.synth & RECORD_SYNTH_MMAP))
+		drop_mmaps(&out, task_from);
 	pd_encode_finished_init(&out);
 	if (out.err) {
 		pd_buf_release(&out);
@@ -773,6 +912,166 @@ static struct timespec *poll_timeout(struct record *rec, struct timespec *ts, u6
 	return ts;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* -D, --control, --switch-output, --max-size: what the drain loop does besides draining. */
+
+/* perf's words for it, on stderr. */
+static void say_events(const struct record *rec, const char *state)
+{
+	(void)rec;
+	if (!quiet)
+		fprintf(stderr, "Events %s\n", state);
+}
+
+/*
+ * Enable or disable the events. A workload that ran with them disabled has exec'd meanwhile
+ * and its maps went unrecorded: synthesize them, as they are now, before the first sample.
+ */
+static void set_events(struct record *rec, bool on)
+{
+	if (on == !rec->events_off)
+		return;
+	if (on && rec->target.workload_pid > 0 && !rec->workload_exited) {
+		struct pd_buf out = PD_BUF_INIT;
+
+		synthesize_workload_tree(rec, rec->target.workload_pid, 0, &out);
+		if (!out.err && out.len)
+			record_emit(rec, out.data, out.len);
+		pd_buf_release(&out);
+	}
+	if (on)
+		evlist_enable(&rec->evl);
+	else
+		evlist_disable(&rec->evl);
+	rec->events_off = !on;
+	say_events(rec, on ? "enabled" : "disabled");
+}
+
+/* The bytes drained from the rings since the start: the writer counts them only later. */
+static u64 drained_bytes(const struct record *rec)
+{
+	u64 n = 0;
+
+	for (int i = 0; i < rec->stats.nr_cpus; i++)
+		n += rec->stats.cpu[i].bytes;
+	return n;
+}
+
+/* End the recording as a SIGTERM from the user would (the workload gets it too). */
+static void stop_session(void)
+{
+	got_signal = SIGTERM;
+	signal_from_user = 1;
+	nr_signals++;
+}
+
+/* perf writes its acknowledgement with the terminating NUL. */
+static void control_ack(const struct record *rec)
+{
+	static const char ack[] = "ack\n";
+
+	if (rec->opts.ack_fd >= 0 && write(rec->opts.ack_fd, ack, sizeof(ack)) < 0)
+		debug(1, "--control: cannot acknowledge: %s", strerror(errno));
+}
+
+/* One command of --control. Return -1 when a rotation failed, else 0. */
+static int control_command(struct record *rec, const char *cmd)
+{
+	bool ack = true;
+	int err = 0;
+
+	debug(1, "--control: '%s'", cmd);
+	if (!strncmp(cmd, "enable", 6) && (!cmd[6] || cmd[6] == ' ')) {
+		set_events(rec, true);
+	} else if (!strncmp(cmd, "disable", 7) && (!cmd[7] || cmd[7] == ' ')) {
+		set_events(rec, false);
+	} else if (!strcmp(cmd, "snapshot")) {
+		/* No AUX area here: a snapshot is a rotation of the output, when it rotates. */
+		if (rec->opts.switch_output)
+			err = switch_output(rec);
+	} else if (!strcmp(cmd, "stop")) {
+		stop_session();
+	} else if (!strncmp(cmd, "evlist", 6)) {
+		for (int i = 0; i < rec->evl.nr; i++)
+			if (!rec->evl.ev[i].synthetic)
+				fprintf(stderr, "%s\n", rec->evl.ev[i].name);
+	} else if (strcmp(cmd, "ping")) {
+		/* As perf: an unknown command is ignored and not acknowledged. */
+		ack = false;
+	}
+	if (ack)
+		control_ack(rec);
+	return err;
+}
+
+/* Commands are separated by newlines or NULs; a read may hold several. */
+static int control_read(struct record *rec)
+{
+	char buf[512];
+	ssize_t n = read(rec->opts.ctl_fd, buf, sizeof(buf) - 1);
+	size_t start = 0;
+
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	for (ssize_t i = 0; i <= n; i++) {
+		if (buf[i] != '\n' && buf[i] != 0)
+			continue;
+		buf[i] = 0;
+		if (i > (ssize_t)start && control_command(rec, buf + start))
+			return -1;
+		start = i + 1;
+	}
+	return 0;
+}
+
+/*
+ * After a pass: -D's delay, the rotations of --switch-output, the limit of --max-size.
+ * Return 0, or -1 when a rotation failed.
+ */
+static int session_events(struct record *rec)
+{
+	const struct record_opts *o = &rec->opts;
+	u64 now = record_monotonic_ns();
+	bool rotate = false;
+
+	if (rec->enable_at && now >= rec->enable_at) {
+		rec->enable_at = 0;
+		set_events(rec, true);
+	}
+	if (o->switch_output == RECORD_SWITCH_SIGNAL && got_sigusr2)
+		rotate = true;
+	got_sigusr2 = 0;
+	if (o->switch_output == RECORD_SWITCH_TIME && now >= rec->switch_at) {
+		rotate = true;
+		rec->switch_at = now + o->switch_time_ns;
+	}
+	if (o->switch_output == RECORD_SWITCH_SIZE &&
+	    drained_bytes(rec) - rec->bytes_at_switch >= o->switch_size)
+		rotate = true;
+	if (rotate && switch_output(rec))
+		return -1;
+	if (o->max_size && !got_signal && drained_bytes(rec) >=
+	    o->max_size) {
+		if (!quiet)
+			fprintf(stderr, "[ %s record: perf size limit reached (%llu KB), stopping "
+				"session ]\n", record_summary_name(rec),
+				(unsigned long long)(drained_bytes(rec) >> 10));
+		stop_session();
+	}
+	return 0;
+}
+
+/* The next moment session_events() has something to do, 0 for none. */
+static u64 session_deadline(const struct record *rec)
+{
+	u64 next = rec->enable_at;
+
+	if (rec->opts.switch_output == RECORD_SWITCH_TIME && (!next || rec->switch_at < next))
+		next = rec->switch_at;
+	return next;
+}
+
 /*
  * Wait and drain until the workload exits, a signal comes (no workload), every task of -p/-t is
  * gone, or writing fails. Return 0, or -1 after a write error (already reported by the caller).
@@ -780,21 +1079,24 @@ static struct timespec *poll_timeout(struct record *rec, struct timespec *ts, u6
 static int drain_loop(struct record *rec, const sigset_t *orig_mask)
 {
 	struct evlist *evl = &rec->evl;
-	int nr = evl->nr_pfd + 1, live = evl->nr_pfd;
+	int nr = evl->nr_pfd + 2, live = evl->nr_pfd;
 	struct pollfd *pfd = xcalloc(nr, sizeof(*pfd));
 	bool has_workload = rec->target.workload_pid > 0;
 	int forwarded = 0, ret = 0;
 	u64 term_at = 0;
 
 	memcpy(pfd, evl->pfd, evl->nr_pfd * sizeof(*pfd));
-	pfd[nr - 1].fd = rec->notify_fd;
-	pfd[nr - 1].events = POLLIN;
+	pfd[evl->nr_pfd].fd = rec->notify_fd;
+	pfd[evl->nr_pfd].events = POLLIN;
+	pfd[evl->nr_pfd + 1].fd = rec->opts.ctl_fd;
+	pfd[evl->nr_pfd + 1].events = POLLIN;
 
 	for (int i = 0; i < rec->nr_hooks; i++)
 		rec->hooks[i].next_tick = record_monotonic_ns() + rec->hooks[i].interval_ns;
 
 	for (;;) {
 		struct timespec ts, *tsp;
+		u64 deadline;
 		int n;
 
 		drain_pass(rec, false);
@@ -836,14 +1138,29 @@ static int drain_loop(struct record *rec, const sigset_t *orig_mask)
 			ret = -2;
 			break;
 		}
-		tsp = poll_timeout(rec, &ts, term_at);
+		if (session_events(rec)) {
+			ret = -2;
+			break;
+		}
+		deadline = session_deadline(rec);
+		if (term_at && (!deadline || term_at < deadline))
+			deadline = term_at;
+		tsp = poll_timeout(rec, &ts, deadline);
 		n = ppoll(pfd, nr, tsp, orig_mask);
 		/* As perf counts "Woken up": every return but the timeouts of the hooks' ticks. */
 		if (n != 0)
 			rec->stats.wakeups++;
 		if (n <= 0)
 			continue;
-		for (int i = 0; i < nr - 1; i++) {
+		if (pfd[evl->nr_pfd + 1].revents & POLLIN && control_read(rec)) {
+			ret = -2;
+			break;
+		}
+		/* A control pipe whose writer went away: nothing more will come from it. */
+		if (!(pfd[evl->nr_pfd + 1].revents & POLLIN) &&
+		    pfd[evl->nr_pfd + 1].revents & (POLLHUP | POLLERR))
+			pfd[evl->nr_pfd + 1].fd = -1;
+		for (int i = 0; i < evl->nr_pfd; i++) {
 			if (pfd[i].fd >= 0 && pfd[i].revents & (POLLHUP | POLLERR)) {
 				/* Its task exited: nothing more will come from this fd. */
 				pfd[i].fd = -1;
@@ -955,6 +1272,17 @@ static void cleanup(struct record *rec)
 	free(rec->w_attrs);
 	free(rec->w_ids);
 	free(rec->w_id_attr);
+	pd_buf_release(&rec->kmaps);
+	pd_buf_release(&rec->hook_feats);
+	for (int i = 0; i < rec->nr_rotated; i++)
+		free(rec->rotated[i]);
+	free(rec->rotated);
+	free(rec->final_path);
+	free(rec->base_cpu);
+	if (rec->opts.ctl_fd >= 0)
+		close(rec->opts.ctl_fd);
+	if (rec->opts.ack_fd >= 0)
+		close(rec->opts.ack_fd);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1151,6 +1479,37 @@ static void cap_frequency(struct record *rec)
 	rec->opts.freq = max;
 }
 
+/* The session's options that change the attrs perf record sets for them. */
+static void config_session_attrs(struct record *rec)
+{
+	const struct record_opts *o = &rec->opts;
+
+	for (int i = 0; i < rec->evl.nr; i++) {
+		struct perf_event_attr *a = &rec->evl.ev[i].attr;
+
+		if (rec->evl.ev[i].synthetic)
+			continue;
+		if (o->no_bpf_event)
+			a->bpf_event = 0;
+		/* -s: the kernel writes PERF_RECORD_READ as each inheriting task exits. */
+		if (o->inherit_stat) {
+			a->inherit_stat = 1;
+			a->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED |
+					  PERF_FORMAT_TOTAL_TIME_RUNNING;
+		}
+		/* -D: nothing is enabled on exec; the drain loop enables after the delay. */
+		if (o->delay_ms)
+			a->enable_on_exec = 0;
+		if (o->no_buffering) {
+			a->watermark = 0;
+			a->wakeup_events = 1;
+		}
+		/* The kernel maps no ring of an inherited per-task event: no inherit per thread. */
+		if (o->per_thread && !rec->target.system_wide)
+			a->inherit = 0;
+	}
+}
+
 /* Events, target, permissions, the workload (waiting), the events opened and mapped. */
 static int record_prepare(struct record *rec, struct pd_buf *kmaps)
 {
@@ -1165,6 +1524,9 @@ static int record_prepare(struct record *rec, struct pd_buf *kmaps)
 	if (target_init(&rec->target, o->system_wide, o->cpu_list, o->pid_list, o->tid_list))
 		return -1;
 	rec->target.workload_target = o->argc && !rec->target.system_wide && !rec->target.task;
+	/* As perf: --per-thread means nothing to a system-wide recording. */
+	if (o->per_thread && !rec->target.system_wide && target_per_thread(&rec->target))
+		return -1;
 
 	/* Hooks declare their attrs first: the number of attrs decides PERF_SAMPLE_IDENTIFIER. */
 	rec->declaring = true;
@@ -1186,6 +1548,7 @@ static int record_prepare(struct record *rec, struct pd_buf *kmaps)
 	if (!o->mmap_pages)
 		o->mmap_pages = evlist_default_mmap_pages();
 	evlist_config(&rec->evl, o, &rec->target);
+	config_session_attrs(rec);
 	if (check_permissions(rec))
 		return -1;
 
@@ -1233,7 +1596,7 @@ static int record_prepare(struct record *rec, struct pd_buf *kmaps)
  * features known at the start, the header; then the writer thread and the synthesized records.
  * On failure the caller aborts the file.
  */
-static int record_open_output(struct record *rec, const struct pd_buf *kmaps)
+static int record_open_output(struct record *rec, bool first)
 {
 	struct record_opts *o = &rec->opts;
 	struct stat st;
@@ -1267,11 +1630,19 @@ static int record_open_output(struct record *rec, const struct pd_buf *kmaps)
 		else if (o->buildid_all)
 			buildid_tracker_set_all(rec->bt);
 	}
-	for (int i = 0; i < rec->nr_hooks; i++) {
+	for (int i = 0; first && i < rec->nr_hooks; i++) {
 		struct hook_slot *h = &rec->hooks[i];
 
 		if (h->hook->prepare && h->hook->prepare(rec, h->priv) < 0)
 			return -1;
+	}
+	/* A rotated file: the features the hooks set for the first one. */
+	for (size_t off = 0; !first && off + 8 <= rec->hook_feats.len;) {
+		u32 hdr[2];
+
+		memcpy(hdr, rec->hook_feats.data + off, sizeof(hdr));
+		pd_writer_set_feature(rec->w, hdr[0], rec->hook_feats.data + off + 8, hdr[1]);
+		off += 8 + hdr[1];
 	}
 	if (rec->tracing) {
 		struct pd_buf tb = PD_BUF_INIT;
@@ -1287,10 +1658,63 @@ static int record_open_output(struct record *rec, const struct pd_buf *kmaps)
 	err = pd_writer_begin(rec->w);
 	if (err)
 		return error("cannot write '%s': %s", o->output, strerror(-err));
-	rec->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (first)
+		rec->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (start_writer(rec))
 		return -1;
-	return synthesize(rec, kmaps);
+	return synthesize(rec, &rec->kmaps);
+}
+
+/*
+ * --switch-output: drain, close the current file under its timestamped name and go on in a new
+ * one, with the attrs, features and synthesized records of the first. Return 0, or -1 after a
+ * message (the recording then ends).
+ */
+static int switch_output(struct record *rec)
+{
+	int err;
+
+	while (drain_pass(rec, true))
+		;
+	wthread_end_time(rec->wt, record_now(rec));
+	err = wthread_stop(rec->wt);
+	if (err)
+		return error("cannot write '%s': %s", rec->opts.output, strerror(-err));
+	{
+		struct record_cpu_stats *cpu = xcalloc(rec->stats.nr_cpus, sizeof(*cpu));
+		struct record_stats sum;
+
+		if (!rec->base_cpu)
+			rec->base_cpu = xcalloc(rec->stats.nr_cpus, sizeof(*rec->base_cpu));
+		memset(&sum, 0, sizeof(sum));
+		sum.nr_cpus = rec->stats.nr_cpus;
+		wthread_stats(rec->wt, &sum, cpu);
+		add_rotated_stats(rec, &sum, cpu);
+		rec->base = sum;
+		memcpy(rec->base_cpu, cpu, sum.nr_cpus * sizeof(*cpu));
+		free(cpu);
+	}
+	if (!quiet)
+		fprintf(stderr, "[ %s record: dump data: Woken up %llu times ]\n",
+			record_summary_name(rec),
+			(unsigned long long)(rec->stats.wakeups - rec->wakeups_at_switch));
+	rec->wakeups_at_switch = rec->stats.wakeups;
+	rec->bytes_at_switch = drained_bytes(rec);
+	if (close_output(rec, true))
+		return -1;
+	wthread_free(rec->wt);
+	rec->wt = NULL;
+	free(rec->w_attrs);
+	free(rec->w_ids);
+	free(rec->w_id_attr);
+	rec->w_attrs = NULL;
+	rec->w_ids = NULL;
+	rec->w_id_attr = NULL;
+	if (rec->bt) {
+		buildid_tracker_free(rec->bt);
+		rec->bt = NULL;
+	}
+	return record_open_output(rec, false);
 }
 
 /*
@@ -1310,8 +1734,16 @@ static int record_start(struct record *rec)
 	read_sysctl_u64("/proc/sys/kernel/perf_event_max_sample_rate",
 			&rec->stats.max_sample_rate_before);
 	rec->stats.start_ns = record_monotonic_ns();
-	if (!rec->target.workload_target)
+	if (o->delay_ms) {
+		rec->events_off = true;
+		say_events(rec, "disabled");
+		if (o->delay_ms > 0)
+			rec->enable_at = rec->stats.start_ns + (u64)o->delay_ms * 1000000ULL;
+	} else if (!rec->target.workload_target) {
 		evlist_enable(&rec->evl);
+	}
+	if (o->switch_output == RECORD_SWITCH_TIME)
+		rec->switch_at = rec->stats.start_ns + o->switch_time_ns;
 	if (o->argc) {
 		int err = target_workload_start(&rec->target);
 
@@ -1333,8 +1765,7 @@ static int record_start(struct record *rec)
 static int record_finish(struct record *rec, int err)
 {
 	const char *path = rec->opts.output;
-	struct pd_buf b = PD_BUF_INIT;
-	int werr, n;
+	int werr;
 
 	/* A workload still running (a write error) is ended as perf ends it. */
 	if (rec->target.workload_pid > 0 && !rec->workload_exited) {
@@ -1344,6 +1775,9 @@ static int record_finish(struct record *rec, int err)
 	}
 	evlist_disable(&rec->evl);
 	rec->stats.end_ns = record_monotonic_ns();
+	/* A rotation that failed left no file to finish. */
+	if (!rec->wt)
+		return -1;
 	/* Before the stop hooks, which put it in the facts (overhead/facts.h). */
 	read_sysctl_u64("/proc/sys/kernel/perf_event_max_sample_rate",
 			&rec->stats.max_sample_rate_after);
@@ -1372,14 +1806,72 @@ static int record_finish(struct record *rec, int err)
 	wthread_end_time(rec->wt, record_now(rec)); /* after an error: the first call */
 	werr = wthread_stop(rec->wt);
 	wthread_stats(rec->wt, &rec->stats, rec->stats.cpu);
+	add_rotated_stats(rec, &rec->stats, rec->stats.cpu);
 	if (werr)
 		return error("cannot write '%s': %s", path, strerror(-werr));
 	if (err)
 		return -1;
+	if (close_output(rec, false))
+		return -1;
+	getrusage(RUSAGE_SELF, &rec->stats.ru_end);
+	return 0;
+}
 
-	/* The features known only at the end. */
-	if (rec->stats.samples) {
-		pd_feat_sample_time(&b, rec->stats.first_time, rec->stats.last_time);
+/* perf's timestamp suffix: local time to the hundredth of a second, YYYYmmddHHMMSScc. */
+static void timestamp_suffix(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(buf, len, "%Y%m%d%H%M%S", &tm);
+	snprintf(buf + strlen(buf), len - strlen(buf), "%02ld", ts.tv_nsec / 10000000);
+}
+
+/* Where the data section of a closed file ends: what perf's summary counts as written. */
+static u64 read_data_end(const char *path)
+{
+	struct pd_file_header h;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : pread(fd, &h, sizeof(h), 0);
+
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)sizeof(h) ? h.data.offset + h.data.size : 0;
+}
+
+/* --switch-max-files: remember a rotated file, and remove the oldest beyond the limit. */
+static void keep_rotated(struct record *rec, const char *path)
+{
+	int max = rec->opts.switch_max_files;
+
+	if (!max)
+		return;
+	rec->rotated = xrealloc(rec->rotated, (rec->nr_rotated + 1) * sizeof(char *));
+	rec->rotated[rec->nr_rotated++] = xstrdup(path);
+	while (rec->nr_rotated > max) {
+		unlink(rec->rotated[0]);
+		free(rec->rotated[0]);
+		memmove(rec->rotated, rec->rotated + 1, --rec->nr_rotated * sizeof(char *));
+	}
+}
+
+/*
+ * The features known only at the end, then close the file; with --timestamp-filename (and
+ * --switch-output) it takes its timestamped name. Return 0, or -1 after a message.
+ */
+static int close_output(struct record *rec, bool rotating)
+{
+	const char *path = rec->opts.output;
+	struct pd_buf b = PD_BUF_INIT;
+	struct record_stats now;
+	int err, n;
+
+	memset(&now, 0, sizeof(now));
+	wthread_stats(rec->wt, &now, NULL);
+	if (now.samples) {
+		pd_feat_sample_time(&b, now.first_time, now.last_time);
 		pd_writer_set_feature(rec->w, PD_FEAT_SAMPLE_TIME, b.data, b.len);
 		pd_buf_reset(&b);
 	}
@@ -1403,7 +1895,33 @@ static int record_finish(struct record *rec, int err)
 		remove_failed_output(rec, path);
 		return error("cannot write '%s': %s", path, strerror(-err));
 	}
-	getrusage(RUSAGE_SELF, &rec->stats.ru_end);
+	free(rec->final_path);
+	rec->final_path = xstrdup(path);
+	if (rec->opts.pipe)
+		return 0;
+	rec->data_end = read_data_end(path);
+	if (rec->opts.timestamp_filename) {
+		struct timespec cs = { 0, 10000000 };
+		char ts[32];
+
+		/* Two rotations within a hundredth of a second: the second waits for its name. */
+		for (;;) {
+			timestamp_suffix(ts, sizeof(ts));
+			free(rec->final_path);
+			rec->final_path = xasprintf("%s.%s", path, ts);
+			if (access(rec->final_path, F_OK))
+				break;
+			nanosleep(&cs, NULL);
+		}
+		if (rename(path, rec->final_path))
+			return error("cannot rename '%s' to '%s': %s", path, rec->final_path,
+				     strerror(errno));
+		if (rotating && !quiet)
+			fprintf(stderr, "[ %s record: Dump %s ]\n", record_summary_name(rec),
+				rec->final_path);
+		if (rec->opts.switch_output)
+			keep_rotated(rec, rec->final_path);
+	}
 	return 0;
 }
 
@@ -1434,7 +1952,6 @@ int record_run(struct record *rec, const struct record_opts *opts,
 	       const struct event_list *events, const struct record_hook *const *hooks,
 	       int nr_hooks)
 {
-	struct pd_buf kmaps = PD_BUF_INIT;
 	sigset_t orig_mask;
 	int ret = -1, err;
 
@@ -1447,11 +1964,13 @@ int record_run(struct record *rec, const struct record_opts *opts,
 	 * left half-made. As in perf, the workload starts with the default dispositions.
 	 */
 	setup_signals(&orig_mask);
-	if (record_prepare(rec, &kmaps))
+	if (record_prepare(rec, &rec->kmaps))
 		goto out;
-	if (record_open_output(rec, &kmaps))
+	if (record_open_output(rec, true))
 		goto out_abort;
-	pd_buf_release(&kmaps);
+	/* Kept for the files --switch-output starts, and for them only. */
+	if (!rec->opts.switch_output)
+		pd_buf_release(&rec->kmaps);
 	err = record_start(rec);
 	if (err) {
 		if (err > 0)
@@ -1477,7 +1996,6 @@ out:
 	if (rec->target.workload_pid > 0 && !rec->workload_exited)
 		target_workload_kill(&rec->target);
 	run_hooks_finish(rec);
-	pd_buf_release(&kmaps);
 	return ret;
 }
 

@@ -54,6 +54,14 @@ int target_init(struct target *t, bool system_wide, const char *cpu_list, const 
 		const char *tid_list);
 
 /**
+ * target_per_thread - --per-thread: open the events on the target's tasks on any CPU (cpu -1),
+ * one ring buffer per task, instead of once per CPU.
+ *
+ * Return: 0, or -1 after an error message (more than one thread).
+ */
+int target_per_thread(struct target *t);
+
+/**
  * target_find_command - check that argv0 can be executed, as execvp() would find it.
  *
  * Return: 0, or an exit status after a one-line message: 127 when it is not found, 126 when

@@ -189,6 +189,8 @@ static void scan_block(struct wthread *t, const struct block *b)
 			if (cs) {
 				t->st.samples++;
 				cs->samples++;
+			} else {
+				t->st.own_samples++;
 			}
 			if (t->has_time && t->time_off + 8 <= h->size) {
 				memcpy(&v, p + off + t->time_off, 8);
@@ -628,6 +630,7 @@ void wthread_stats(struct wthread *t, struct record_stats *s, struct record_cpu_
 {
 	pthread_mutex_lock(&t->stats_lock);
 	s->samples = t->pub.samples;
+	s->own_samples = t->pub.own_samples;
 	s->lost = t->pub.lost;
 	s->records_bytes = t->pub.records_bytes;
 	s->data_bytes = t->pub.data_bytes;
