@@ -4,6 +4,7 @@
 #
 #   tools/perf-shell-tests.sh [--pass record|report|both] [--prec PATH] [--timeout SEC]
 #                             [--out DIR] [--only NAME[,NAME...]] [DIR...]
+#   tools/perf-shell-tests.sh --self-test    (checks how it reads the scripts' output)
 #
 # Each test script is run three ways, one at a time:
 #   perf    the real perf, as its maintainers run it;
@@ -42,13 +43,141 @@ perftool-testsuite_report.sh	record -asdg, then report --stdio, -n, --header-onl
 "
 
 usage() {
-	sed -n '2,19s/^# \{0,1\}//p' "$0"
+	sed -n '2,20s/^# \{0,1\}//p' "$0"
 	exit "${1:-0}"
 }
 
 die() {
 	echo "perf-shell-tests: $*" >&2
 	exit 1
+}
+
+# The subtests of one script, from the outputs of its runs (FILE...), as lines
+# "FILE<TAB>SUBTEST<TAB>STATUS<TAB>LAST LINES" (the last lines joined by \x1f).
+# A subtest is a line ending in [Success], [Done], [Failed ...] or [Skipped ...], or the
+# "-- [ PASS|FAIL|SKIP ] -- suite :: test :: case" lines of the perftool-testsuite (common/init.sh).
+# The same subtest prints other words when it fails than when it passes ("Per-thread record
+# [Failed record]" against "Basic --per-thread mode test [Success]"), so a result is named
+# after the last line before it, since the previous result, that some run printed with
+# [Success]: the title the test echoes first. [Done] passes unless a line before it says fail.
+parse_runs() {
+	awk -v tail_lines=6 '
+	function bracket(line,    s) {
+		if (!match(line, /\[(Success|Done|Failed[^]]*|Skipped[^]]*)\][ \t]*$/))
+			return ""
+		s = substr(line, RSTART + 1, RLENGTH - 1)
+		sub(/\][ \t]*$/, "", s)
+		bprefix = substr(line, 1, RSTART - 1)
+		sub(/[ \t:]+$/, "", bprefix)
+		sub(/^[ \t]+/, "", bprefix)
+		return s
+	}
+	function suite(line,    n, f, name) {
+		if (line !~ /^-- \[ (PASS|FAIL|SKIP) \] -- /)
+			return ""
+		n = split(line, f, / :: /)
+		if (n < 3)
+			return ""
+		name = f[2] " :: " f[3]
+		sub(/ \([^()]*\)$/, "", name)
+		sprefix = name
+		return line ~ /^-- \[ PASS/ ? "pass" : line ~ /^-- \[ FAIL/ ? "FAIL" : "skip"
+	}
+	FNR == 1 { nfiles++; file[nfiles] = FILENAME }
+	{ lines[nfiles, FNR] = $0; nlines[nfiles] = FNR }
+	END {
+		for (f = 1; f <= nfiles; f++)
+			for (l = 1; l <= nlines[f]; l++) {
+				s = bracket(lines[f, l])
+				if (s == "Success" && bprefix != "")
+					title[bprefix] = 1
+			}
+		for (f = 1; f <= nfiles; f++) {
+			last_title = ""
+			from = 1
+			for (l = 1; l <= nlines[f]; l++) {
+				line = lines[f, l]
+				if (line ~ /^## \[ (PASS|FAIL|SKIP) \] ##/)
+					continue
+				st = ""
+				s = suite(line)
+				if (s != "") {
+					st = s
+					name = sprefix
+				} else {
+					s = bracket(line)
+					if (s != "") {
+						name = bprefix
+						if (!(name in title) && last_title != "")
+							name = last_title
+						if (s == "Success")
+							st = "pass"
+						else if (s ~ /^Skipped/)
+							st = "skip"
+						else if (s ~ /^Failed/)
+							st = "FAIL"
+						else {
+							st = "pass"
+							for (k = from; k < l; k++)
+								if (tolower(lines[f, k]) ~ /fail/)
+									st = "FAIL"
+						}
+						if (name == "")
+							name = "(unnamed)"
+					}
+				}
+				if (st == "") {
+					if (line in title)
+						last_title = line
+					continue
+				}
+				k = l - tail_lines + 1
+				if (k < from)
+					k = from
+				text = ""
+				for (; k <= l; k++)
+					text = text (text == "" ? "" : "\x1f") lines[f, k]
+				print file[f] "\t" name "\t" st "\t" text
+				last_title = ""
+				from = l + 1
+			}
+		}
+	}' "$@"
+}
+
+# tail_of FILE: the last lines of a run, joined by \x1f.
+tail_of() {
+	tail -n 6 "$1" | tr '\n' '\037' | sed 's/\x1f$//'
+}
+
+# self_test: the parser on made-up outputs of two runs of one script, against what it must find.
+self_test() {
+	local dir got want
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/perf-shell-tests.XXXXXX") || die "no scratch dir"
+	printf '%s\n' "Basic --per-thread mode test" "Basic --per-thread mode test [Success]" \
+		"Register capture test" "Register capture test [Skipped missing event]" \
+		"-- [ PASS ] -- perf_report :: test_basic :: basic execution" \
+		"## [ PASS ] ## perf_report :: test_basic SUMMARY" \
+		"Test perf header file" "Test perf header file [Done]" >"$dir/a"
+	printf '%s\n' "Basic --per-thread mode test" "Per-thread record [Failed record]" \
+		"Register capture test" "Register capture test [Skipped missing event]" \
+		"-- [ FAIL ] -- perf_report :: test_basic :: basic execution (command exitcode)" \
+		"Test perf header file" "Failed to find expect hostname in output" \
+		"Test perf header file [Done]" >"$dir/b"
+	got=$(parse_runs "$dir/a" "$dir/b" | cut -f1-3 | sed "s|^$dir/||")
+	want=$(printf 'a\t%s\t%s\n' "Basic --per-thread mode test" pass \
+		"Register capture test" skip "test_basic :: basic execution" pass \
+		"Test perf header file" pass
+		printf 'b\t%s\t%s\n' "Basic --per-thread mode test" FAIL \
+		"Register capture test" skip "test_basic :: basic execution" FAIL \
+		"Test perf header file" FAIL)
+	rm -rf "$dir"
+	if [ "$got" != "$want" ]; then
+		diff <(echo "$want") <(echo "$got")
+		die "self-test: the parser found other subtests than these"
+	fi
+	echo "perf-shell-tests: self-test passed"
+	exit 0
 }
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,6 +199,7 @@ while [ $# -gt 0 ]; do
 	--out=*) out=${1#*=}; shift ;;
 	--only) only=${2-}; shift 2 ;;
 	--only=*) only=${1#*=}; shift ;;
+	--self-test) self_test ;;
 	-h|--help) usage 0 ;;
 	-*) echo "perf-shell-tests: unknown option $1" >&2; usage 1 >&2 ;;
 	*) dirs+=("$1"); shift ;;
@@ -171,104 +301,6 @@ run_one() {
 	rc=$?
 	echo "$rc" >"$rundir.rc"
 	echo "$(($(date +%s) - start))" >"$rundir.secs"
-}
-
-# The subtests of one script, from the outputs of its runs (FILE...), as lines
-# "FILE<TAB>SUBTEST<TAB>STATUS<TAB>LAST LINES" (the last lines joined by \x1f).
-# A subtest is a line ending in [Success], [Done], [Failed ...] or [Skipped ...], or the
-# "-- [ PASS|FAIL|SKIP ] -- suite :: test :: case" lines of the perftool-testsuite (common/init.sh).
-# The same subtest prints other words when it fails than when it passes ("Per-thread record
-# [Failed record]" against "Basic --per-thread mode test [Success]"), so a result is named
-# after the last line before it, since the previous result, that some run printed with
-# [Success]: the title the test echoes first. [Done] passes unless a line before it says fail.
-parse_runs() {
-	awk -v tail_lines=6 '
-	function bracket(line,    s) {
-		if (!match(line, /\[(Success|Done|Failed[^]]*|Skipped[^]]*)\][ \t]*$/))
-			return ""
-		s = substr(line, RSTART + 1, RLENGTH - 1)
-		sub(/\][ \t]*$/, "", s)
-		bprefix = substr(line, 1, RSTART - 1)
-		sub(/[ \t:]+$/, "", bprefix)
-		sub(/^[ \t]+/, "", bprefix)
-		return s
-	}
-	function suite(line,    n, f, name) {
-		if (line !~ /^-- \[ (PASS|FAIL|SKIP) \] -- /)
-			return ""
-		n = split(line, f, / :: /)
-		if (n < 3)
-			return ""
-		name = f[2] " :: " f[3]
-		sub(/ \([^()]*\)$/, "", name)
-		sprefix = name
-		return line ~ /^-- \[ PASS/ ? "pass" : line ~ /^-- \[ FAIL/ ? "FAIL" : "skip"
-	}
-	FNR == 1 { nfiles++; file[nfiles] = FILENAME }
-	{ lines[nfiles, FNR] = $0; nlines[nfiles] = FNR }
-	END {
-		for (f = 1; f <= nfiles; f++)
-			for (l = 1; l <= nlines[f]; l++) {
-				s = bracket(lines[f, l])
-				if (s == "Success" && bprefix != "")
-					title[bprefix] = 1
-			}
-		for (f = 1; f <= nfiles; f++) {
-			last_title = ""
-			from = 1
-			for (l = 1; l <= nlines[f]; l++) {
-				line = lines[f, l]
-				if (line ~ /^## \[ (PASS|FAIL|SKIP) \] ##/)
-					continue
-				st = ""
-				s = suite(line)
-				if (s != "") {
-					st = s
-					name = sprefix
-				} else {
-					s = bracket(line)
-					if (s != "") {
-						name = bprefix
-						if (!(name in title) && last_title != "")
-							name = last_title
-						if (s == "Success")
-							st = "pass"
-						else if (s ~ /^Skipped/)
-							st = "skip"
-						else if (s ~ /^Failed/)
-							st = "FAIL"
-						else {
-							st = "pass"
-							for (k = from; k < l; k++)
-								if (tolower(lines[f, k]) ~ /fail/)
-									st = "FAIL"
-						}
-						if (name == "")
-							name = "(unnamed)"
-					}
-				}
-				if (st == "") {
-					if (line in title)
-						last_title = line
-					continue
-				}
-				k = l - tail_lines + 1
-				if (k < from)
-					k = from
-				text = ""
-				for (; k <= l; k++)
-					text = text (text == "" ? "" : "\x1f") lines[f, k]
-				print file[f] "\t" name "\t" st "\t" text
-				last_title = ""
-				from = l + 1
-			}
-		}
-	}' "$@"
-}
-
-# tail_of FILE: the last lines of a run, joined by \x1f.
-tail_of() {
-	tail -n 6 "$1" | tr '\n' '\037' | sed 's/\x1f$//'
 }
 
 shim_record=$out/shim-record
