@@ -296,6 +296,7 @@ run_one() {
 		cd "$rundir" || exit 1
 		[ -n "$shim" ] && PATH=$shim:$PATH
 		export PATH
+		# shellcheck disable=SC2086 # the #! line may carry an argument
 		exec timeout -k 10 "$timeout" $interp "$script" </dev/null
 	) >"$rundir.out" 2>&1
 	rc=$?
@@ -350,33 +351,23 @@ for dir in "${dirs[@]}"; do
 		for r in $runs; do
 			rc=$(cat "$base/$r.rc")
 			f=$base/$r.out
-			if [ -z "$parsed" ]; then
-				case $rc in
-				0) st=pass ;;
-				2) st=skip ;;
-				124|137) st=TIMEOUT ;;
-				*) st=FAIL ;;
-				esac
-				printf '%s\t%s\t(script exit %s)\t%s\t%s\n' "$test" "$r" "$rc" \
-					"$st" "$(tail_of "$f")" >>"$results"
-				continue
-			fi
-			grep -F "$f"$'\t' <<<"$parsed" | cut -f2- | while IFS= read -r row; do
-				printf '%s\t%s\t%s\n' "$test" "$r" "$row" >>"$results"
-			done
-			# A script that stops early (set -e, a crash, the timeout) leaves its later
-			# subtests out: say how it ended when no subtest said it failed.
+			rows=$(grep -F "$f"$'\t' <<<"$parsed" | cut -f2-)
+			[ -n "$rows" ] &&
+				awk -v p="$test"$'\t'"$r" '{ print p "\t" $0 }' <<<"$rows" >>"$results"
+			# A script without subtests is judged by its exit status; so is one that
+			# stops early (set -e, a crash, the timeout) with no subtest saying it failed,
+			# since it leaves its later subtests out.
 			case $rc in
-			0|2) ;;
-			*)
-				if ! grep -F "$f"$'\t' <<<"$parsed" | cut -f3 | grep -qx FAIL; then
-					st=FAIL
-					[ "$rc" = 124 ] || [ "$rc" = 137 ] && st=TIMEOUT
-					printf '%s\t%s\t(script exit %s)\t%s\t%s\n' "$test" \
-						"$r" "$rc" "$st" "$(tail_of "$f")" >>"$results"
-				fi
-				;;
+			0) st=pass ;;
+			2) st=skip ;;
+			124|137) st=TIMEOUT ;;
+			*) st=FAIL:$rc ;;
 			esac
+			if [ -z "$rows" ] || { [[ $st != pass && $st != skip ]] &&
+				! cut -f2 <<<"$rows" | grep -qx FAIL; }; then
+				printf '%s\t%s\t(exit status)\t%s\t%s\n' "$test" "$r" "$st" \
+					"$(tail_of "$f")" >>"$results"
+			fi
 		done
 	done <<<"$TESTS"
 done
@@ -398,22 +389,22 @@ awk -F'\t' -v passes="$passes" '
 	}
 	END {
 		np = split("perf " passes, cols, " ")
-		fmt = "%-36s %-52s"
+		fmt = "%-44s %-44s"
 		printf fmt, "test", "subtest"
 		for (c = 1; c <= np; c++)
-			printf " %-7s", cols[c]
+			printf " %-8s", cols[c]
 		printf "\n"
 		for (i = 1; i <= n; i++) {
 			split(order[i], kv, "\t")
 			name = kv[2]
-			if (length(name) > 52)
-				name = substr(name, 1, 49) "..."
+			if (length(name) > 44)
+				name = substr(name, 1, 41) "..."
 			printf fmt, kv[1], name
 			for (c = 1; c <= np; c++) {
 				v = "-"
 				if ((order[i], cols[c]) in st)
 					v = st[order[i], cols[c]]
-				printf " %-7s", v
+				printf " %-8s", v
 			}
 			printf "\n"
 		}
@@ -439,10 +430,11 @@ for p in $passes; do
 		END {
 			for (i = 1; i <= n; i++) {
 				k = order[i]
-				if (st[k, "perf"] != "pass")
+				# "in" first: reading a missing element would create it.
+				if (!((k, "perf") in st) || st[k, "perf"] != "pass")
 					continue
 				np++
-				if (st[k, pass] == "pass")
+				if (((k, pass) in st) && st[k, pass] == "pass")
 					nq++
 				else
 					reg[++nr] = k
