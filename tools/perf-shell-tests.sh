@@ -238,8 +238,8 @@ echo "perf-shell-tests: perf $real_perf ($("$real_perf" version 2>/dev/null)), p
 # The words prec record prints at its end, when it has a switch to print perf's; scripts such
 # as base_report's setup grep perf's "[ perf record: Woken up ..." and "Captured and wrote" lines.
 summary_env=
-if "$prec" record -h 2>&1 | grep -q PREC_SUMMARY ||
-	grep -qs PREC_SUMMARY "$top/record/record.c" "$top/man/prec-record.1"; then
+# The binary names the variable it reads, whichever tree it was built from.
+if grep -qa PREC_SUMMARY "$prec"; then
 	summary_env="export PREC_SUMMARY=perf"
 	echo "perf-shell-tests: prec record is run with PREC_SUMMARY=perf (perf's summary lines)"
 else
