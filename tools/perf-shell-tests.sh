@@ -249,8 +249,10 @@ fi
 # make_shim DIR COMMANDS: a `perf` that sends COMMANDS to prec and the rest to the real perf.
 # perf's options before the command (perf --buildid-dir DIR record ...) are perf's, not the
 # command's: the build-id directory travels as PERF_BUILDID_DIR, the rest only change paging.
-# It execs, so that a test signalling "perf record" signals prec itself; what prec prints on
-# stderr is also kept in DIR/prec.log, after the command line.
+# What prec prints on stderr still reaches the test as it comes, and is also kept in
+# DIR/prec.log between the command line and its exit status; the shim waits for both, so the
+# test sees every line before its next command. A signal sent to this perf's pid does not reach
+# prec: none of the scripts listed above signals perf record.
 make_shim() {
 	local dir=$1 cmds=$2
 	mkdir -p "$dir"
@@ -274,8 +276,10 @@ case " $cmds " in
 *" \${args[i]-none} "*)
 	$summary_env
 	printf '%s [%s] prec %s\n' "\$(date +%T)" "\$PWD" "\${args[*]:i}" >>"\$log"
-	exec 2> >(tee -a "\$log" >&2)
-	exec "\$prec" "\${args[@]:i}"
+	{ "\$prec" "\${args[@]:i}" 2>&1 >&3 3>&- | tee -a "\$log" >&2 3>&-
+		rc=\${PIPESTATUS[0]}; } 3>&1
+	printf '%s exit %s\n' "\$(date +%T)" "\$rc" >>"\$log"
+	exit "\$rc"
 	;;
 esac
 exec "\$real" "\$@"
