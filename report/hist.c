@@ -334,6 +334,7 @@ struct memo_slot {
 	u32 leaf;
 	int attr, cpu;
 	u32 entry; /* index of the row in its hists */
+	u16 cpumode; /* the samples' own: a row counts kernel and user time apart */
 	const char *comm;
 	u32 chain;	  /* its chain record, EMPTY if none yet */
 	u32 row_samples;  /* samples not yet added to the row */
@@ -380,6 +381,15 @@ static void memo_flush_chain(struct profile *p, struct memo_slot *sl)
 	}
 }
 
+/* The kernel or user share of a row's period, as perf's he_stat__add_cpumode_period(). */
+static inline void entry_add_mode(struct hist_entry *e, u16 cpumode, u64 period)
+{
+	if (cpumode == PERF_RECORD_MISC_KERNEL)
+		e->period_sys += period;
+	else if (cpumode == PERF_RECORD_MISC_USER)
+		e->period_us += period;
+}
+
 /* Hand the counts a slot kept on to its row and chain record. */
 static void memo_flush(struct profile *p, struct memo_slot *sl)
 {
@@ -388,6 +398,7 @@ static void memo_flush(struct profile *p, struct memo_slot *sl)
 
 		e->samples += sl->row_samples;
 		e->period += sl->row_period;
+		entry_add_mode(e, sl->cpumode, sl->row_period);
 		sl->row_samples = 0;
 		sl->row_period = 0;
 	}
@@ -637,6 +648,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	if ((o->nr_comms || o->nr_pids || o->nr_tids) && filtered(o, t)) {
 		p->filtered++;
 		hs->nr_filtered++;
+		hs->filtered_period += smp->period;
 		return;
 	}
 	p->samples_shown++;
@@ -644,7 +656,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		struct memo_slot *x = &ms->slot[k];
 
 		if (x->leaf == f && x->used && x->attr == smp->attr && x->comm == t->comm &&
-		    x->cpu == smp->cpu) {
+		    x->cpu == smp->cpu && x->cpumode == smp->cpumode) {
 			sl = x;
 			break;
 		}
@@ -683,12 +695,14 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		}
 		e->samples++;
 		e->period += smp->period;
+		entry_add_mode(e, smp->cpumode, smp->period);
 		/* when the previous sample's slot is the one taken, its raw chain is gone */
 		sl = memo_take(p, t);
 		sl->attr = smp->attr;
 		sl->comm = t->comm;
 		sl->leaf = f;
 		sl->cpu = smp->cpu;
+		sl->cpumode = smp->cpumode;
 		sl->entry = (u32)(e - hs->v);
 	}
 	if (!p->want_chains)
@@ -822,7 +836,7 @@ static void children_trees(struct profile *p, struct hist_entry *self, const str
 	bool caller = children_caller(o);
 	u32 rows[MAX_STACK + 1], pos[MAX_STACK + 1], path[MAX_STACK + 1];
 	u32 n = r->n & 0x7fffffffu, nr;
-	u64 min_hit = hists_min_chain_hit(hs, o->chain_min);
+	u64 min_hit = hists_min_chain_hit(o, hs);
 
 	if (o->chain_mode == CHAIN_FRACTAL || self->acc_period >= min_hit) {
 		if (!self->chain_root)
@@ -877,7 +891,7 @@ void profile_chains_build(struct profile *p)
 			children_trees(p, e, r);
 		} else if (!synthetic && n && o->chain_mode != CHAIN_NONE &&
 			   (o->chain_mode == CHAIN_FRACTAL ||
-			    e->period >= hists_min_chain_hit(&p->ev[e->attr], o->chain_min))) {
+			    e->period >= hists_min_chain_hit(o, &p->ev[e->attr]))) {
 			if (!e->chain_root)
 				e->chain_root = node_new(p, 0, 0);
 			tree_add(p, e->chain_root, r->frames, n, o->caller, r->period, r->count);
@@ -1133,6 +1147,8 @@ static void rename_comms(struct profile *p)
 				continue;
 			}
 			e->period += v[i].period;
+			e->period_sys += v[i].period_sys;
+			e->period_us += v[i].period_us;
 			e->samples += v[i].samples;
 			gid_to[v[i].gid] = e->gid;
 		}

@@ -34,6 +34,7 @@ struct hist_entry {
 	u32 frame;	       /* the frame of its first sample */
 	struct thread *thread; /* the thread of its first sample */
 	u64 period, samples;
+	u64 period_sys, period_us; /* of period: kernel and user samples (--show-cpu-utilization) */
 	u64 acc_period, acc_samples; /* --children: with the samples of chains through it */
 	u32 chain_root;		     /* the root of its call-chain tree; 0 for none */
 	u32 gid;		     /* a number unique across events */
@@ -51,6 +52,7 @@ struct hists {
 	u32 mask;
 	u64 total_period, nr_samples;
 	u64 nr_filtered; /* samples counted in the totals but left out by --comm, --pid, --tid */
+	u64 filtered_period; /* and their period (--percentage relative leaves them out) */
 	u32 *sorted;	 /* the entries in output order, after hists_finish() */
 };
 
@@ -143,10 +145,16 @@ static inline u64 entry_shown_period(const struct report_opts *o, const struct h
 	return o->children ? e->acc_period : e->period;
 }
 
-/* The smallest period a call graph of event hs shows (perf's min_callchain_hits). */
-static inline u64 hists_min_chain_hit(const struct hists *hs, double min_pct)
+/* The period percentages are of: the event's, or with --percentage relative what was shown. */
+static inline u64 hists_pct_total(const struct report_opts *o, const struct hists *hs)
 {
-	return (u64)((double)hs->total_period * min_pct / 100.0);
+	return o->pct_relative ? hs->total_period - hs->filtered_period : hs->total_period;
+}
+
+/* The smallest period a call graph of event hs shows (perf's min_callchain_hits). */
+static inline u64 hists_min_chain_hit(const struct report_opts *o, const struct hists *hs)
+{
+	return (u64)((double)hists_pct_total(o, hs) * o->chain_min / 100.0);
 }
 
 /* The text shown for frame f in a call chain (perf's callchain_list__sym_name()). */

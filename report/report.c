@@ -3,8 +3,8 @@
  * prec report, the command: its options, its usage and the table of views it chooses from. The
  * views share one contract (report/report.h): each gets the opened file and every option, and
  * returns the exit status. The default view is the profile (report/profile.c, which builds with
- * report/hist.c and prints with report/top.c or report/flame.c), as `perf report --stdio
- * --no-children` prints it; the input layer
+ * report/hist.c and prints with report/top.c or report/flame.c), as `perf report --stdio` prints
+ * it; the input layer
  * (report/input.c) opens the file and, once the view is done, says what it must about the file.
  */
 #include <errno.h>
@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "util/log.h"
 #include "util/parse.h"
+#include "util/perf-config.h"
 #include "util/xalloc.h"
 
 /* ---------------------------------------------------------------------------------------- */
@@ -33,7 +34,7 @@ static void usage(FILE *f)
 	    "\n"
 	    "Read a perf.data file (written by perf or prec, in file or pipe mode, compressed or\n"
 	    "not) and show where the samples went: per event, the share of each command, binary\n"
-	    "and symbol, as perf report --stdio --no-children prints it.\n"
+	    "and symbol, as perf report --stdio prints it.\n"
 	    "\n"
 	    "  -i, --input FILE      the file to read (default: perf.data, or stdin when it is a\n"
 	    "                        pipe); - reads a pipe-mode stream from stdin\n"
@@ -55,8 +56,10 @@ static void usage(FILE *f)
 	    "      --flamegraph FILE write a flame graph of the samples to FILE (SVG)\n"
 	    "      --stdio           accepted for perf compatibility (the output is text)\n"
 	    "      --children        rows also count the samples whose call chains pass\n"
-	    "                        through them (a Children column before Self)\n"
-	    "      --no-children     rows count only their own samples (the default)\n"
+	    "                        through them (a Children column before Self); the default\n"
+	    "                        when the file has call chains, unless report.children\n"
+	    "                        is false in perf's configuration (~/.perfconfig)\n"
+	    "      --no-children     rows count only their own samples\n"
 	    "      --stats           count the records of each type, as perf report --stats does\n"
 	    "  -D, --dump-raw-trace  print every record in file order, samples decoded\n"
 	    "      --header-only     print the header and the features, as perf report\n"
@@ -69,6 +72,17 @@ static void usage(FILE *f)
 	    "      --counters        the counter readings: per event the total, rate, running\n"
 	    "                        share, scaled estimate and its range, shared counters\n"
 	    "                        (with --intervals: the readings of each interval)\n"
+	    "  -n, --show-nr-samples a Samples column: the number of samples of each row\n"
+	    "      --show-total-period\n"
+	    "                        a Period column: the period of each row\n"
+	    "      --show-cpu-utilization\n"
+	    "                        sys and usr columns: the shares of kernel and user samples\n"
+	    "  -t, --field-separator SEP\n"
+	    "                        separate the columns with SEP, as perf report -t does\n"
+	    "      --percentage relative|absolute\n"
+	    "                        with --comm, --pid or --tid: percentages of what the\n"
+	    "                        filters let through (relative) or of everything (absolute,\n"
+	    "                        the default)\n"
 	    "  -v, --verbose         print more detail on stderr (repeat for more)\n"
 	    "  -q, --quiet           print no warnings, only errors\n"
 	    "  -h, --help            print this help\n");
@@ -92,6 +106,11 @@ enum {
 	OPT_BUDGET,
 	OPT_FAIL_ABOVE,
 	OPT_COUNTERS,
+	/* the table's columns and percentages */
+	OPT_SHOW_TOTAL_PERIOD,
+	OPT_SHOW_CPU_UTIL,
+	OPT_PERCENTAGE,
+	OPT_PERF_ONLY, /* perf report options prec does not have: refused by name */
 };
 
 static const struct option long_options[] = {
@@ -117,11 +136,43 @@ static const struct option long_options[] = {
     {"budget", required_argument, NULL, OPT_BUDGET},
     {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
     {"counters", no_argument, NULL, OPT_COUNTERS},
+    {"show-nr-samples", no_argument, NULL, 'n'},
+    {"show-total-period", no_argument, NULL, OPT_SHOW_TOTAL_PERIOD},
+    {"show-cpu-utilization", no_argument, NULL, OPT_SHOW_CPU_UTIL},
+    {"field-separator", required_argument, NULL, 't'},
+    {"percentage", required_argument, NULL, OPT_PERCENTAGE},
+    {"fields", required_argument, NULL, OPT_PERF_ONLY},
+    {"hierarchy", no_argument, NULL, OPT_PERF_ONLY},
+    {"parent", required_argument, NULL, OPT_PERF_ONLY},
+    {"exclude-other", no_argument, NULL, OPT_PERF_ONLY},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+/* The sort keys of perf report 6.1 that prec report lacks: named as such when refused. */
+static bool perf_sort_key(const char *key)
+{
+	static const char *const keys[] = {
+	    "parent",	     "socket",	      "srcline",	 "srcfile",	  "sym_size",
+	    "dso_size",	     "cgroup",	      "cgroup_id",	 "time",	  "trace",
+	    "weight",	     "local_weight",  "transaction",	 "ipc_null",	  "code_page_size",
+	    "ins_lat",	     "local_ins_lat", "p_stage_cyc",	 "local_p_stage_cyc", "addr",
+	    "dso_from",	     "dso_to",	      "symbol_from",	 "symbol_to",	  "mispredict",
+	    "abort",	     "in_tx",	      "cycles",		 "srcline_from",  "srcline_to",
+	    "ipc_lbr",	     "addr_from",     "addr_to",	 "symbol_daddr",  "dso_daddr",
+	    "locked",	     "tlb",	      "mem",		 "snoop",	  "dcacheline",
+	    "symbol_iaddr",  "phys_daddr",    "data_page_size",	 "blocked",	  "overhead",
+	    "overhead_sys",  "overhead_us",   "overhead_guest_sys", "overhead_guest_us",
+	    "overhead_children", "sample",    "period",
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
 
 static int parse_sort(struct report_opts *o, const char *arg)
 {
@@ -142,6 +193,13 @@ static int parse_sort(struct report_opts *o, const char *arg)
 		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			if (!strcmp(tok, names[i].name))
 				break;
+		if (i == sizeof(names) / sizeof(names[0]) && perf_sort_key(tok)) {
+			ret = usage_error("report",
+					  "sort key '%s' is perf report's, prec report does not "
+					  "have it (comm, pid, tid, dso, sym, cpu)",
+					  tok);
+			break;
+		}
 		if (i == sizeof(names) / sizeof(names[0])) {
 			ret = usage_error("report",
 					  "unknown sort key '%s' (comm, pid, tid, dso, sym, "
@@ -252,6 +310,25 @@ static bool parse_call_graph(struct report_opts *o, const char *arg)
 	return ok;
 }
 
+/*
+ * perf report's default view: the children view, unless report.children in perf's configuration
+ * says otherwise (a file without call chains has no children view either way).
+ */
+static bool children_default(void)
+{
+	struct perf_config_error err;
+	char v[64];
+	bool b = true;
+	int ret = perf_config_get("report.children", v, sizeof(v), &err);
+
+	if (ret < 0)
+		warning("bad config file line %d in %s: perf's configuration is ignored", err.line,
+			err.file);
+	else if (ret > 0 && perf_config_bool(v, &b))
+		warning("bad config value for 'report.children': taken as true, as perf does");
+	return b;
+}
+
 static void opts_free(struct report_opts *o)
 {
 	for (u32 i = 0; i < o->nr_comms; i++)
@@ -296,7 +373,7 @@ int cmd_report(int argc, char **argv)
 	const char *input = NULL;
 	bool overhead_only = false;
 	struct stat st;
-	int c, ret, nr_views = 0;
+	int c, ret, nr_views = 0, li = 0;
 
 	o.keys[0] = SORT_COMM;
 	o.keys[1] = SORT_DSO;
@@ -306,10 +383,11 @@ int cmd_report(int argc, char **argv)
 	o.chain_min = 0.5;
 	o.overhead.budget_pct = 2.0;
 	o.overhead.fail_above = -1.0;
+	o.children = children_default();
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:C:g::Dvqh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:C:g::Dvqhnt:F:p:x", long_options, &li)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -406,6 +484,37 @@ int cmd_report(int argc, char **argv)
 				goto usage;
 			overhead_only = true;
 			break;
+		case 'n':
+			o.show_nr_samples = true;
+			break;
+		case OPT_SHOW_TOTAL_PERIOD:
+			o.show_total_period = true;
+			break;
+		case OPT_SHOW_CPU_UTIL:
+			o.show_cpu_util = true;
+			break;
+		case 't':
+			o.field_sep = optarg;
+			break;
+		case OPT_PERCENTAGE:
+			if (strcmp(optarg, "relative") && strcmp(optarg, "absolute")) {
+				usage_error("report", "--percentage: '%s' is not relative or absolute",
+					    optarg);
+				goto usage;
+			}
+			o.pct_relative = !strcmp(optarg, "relative");
+			break;
+		case 'F':
+		case 'p':
+		case 'x':
+		case OPT_PERF_ONLY:
+			if (c == OPT_PERF_ONLY)
+				usage_error("report", "--%s is a perf report option that prec report "
+						      "does not have", long_options[li].name);
+			else
+				usage_error("report", "-%c is a perf report option that prec report "
+						      "does not have", c);
+			goto usage;
 		case 'v':
 			verbose++;
 			break;

@@ -60,6 +60,12 @@ struct report_opts {
 	bool children; /* --children: rows also count the samples whose call chains pass them */
 	const char *flamegraph; /* --flamegraph FILE */
 	bool intervals;		/* --intervals: --overhead and --counters per interval */
+	/* the table's columns and percentages, as perf report's output options */
+	bool show_nr_samples;	/* -n: a Samples column */
+	bool show_total_period; /* --show-total-period: a Period column */
+	bool show_cpu_util;	/* --show-cpu-utilization: sys and usr columns */
+	bool pct_relative;	/* --percentage relative: of what the filters let through */
+	const char *field_sep;	/* -t: columns separated by this, not padded with blanks */
 	struct overhead_opts overhead;
 };
 

@@ -167,7 +167,7 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 		if (fr->dso && fr->dso->short_len > dso)
 			dso = fr->dso->short_len;
 	}
-	if (unresolved && dso < 16)
+	if (unresolved && dso < 16 && !o->field_sep) /* perf: not with -t */
 		dso = 16;
 	for (u32 k = 0; k < o->nr_keys; k++) {
 		u32 w = 0;
@@ -199,50 +199,152 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 	}
 }
 
+/* The value columns before the sort keys, in perf's order (perf_hpp__init()). */
+enum vcol { V_CHILDREN, V_SELF, V_SYS, V_US, V_SAMPLES, V_PERIOD };
+
+static const struct {
+	const char *title;
+	int width;
+} vcols[] = {
+    [V_CHILDREN] = {"Children", 8}, [V_SELF] = {"Self", 8},	 [V_SYS] = {"sys", 8},
+    [V_US] = {"usr", 8},	    [V_SAMPLES] = {"Samples", 12}, [V_PERIOD] = {"Period", 12},
+};
+
+static u32 value_cols(const struct report_opts *o, enum vcol *v)
+{
+	u32 n = 0;
+
+	if (o->children)
+		v[n++] = V_CHILDREN;
+	v[n++] = V_SELF;
+	if (o->show_cpu_util) {
+		v[n++] = V_SYS;
+		v[n++] = V_US;
+	}
+	if (o->show_nr_samples)
+		v[n++] = V_SAMPLES;
+	if (o->show_total_period)
+		v[n++] = V_PERIOD;
+	return n;
+}
+
+/* The text of value column v of row e: with -t, unpadded, as perf prints it then. */
+static void value_cell(const struct report_opts *o, const struct hists *hs,
+		       const struct hist_entry *e, enum vcol v, char *buf, size_t len)
+{
+	int w = o->field_sep ? 0 : vcols[v].width - 1;
+	u64 total = hists_pct_total(o, hs), n = 0;
+
+	switch (v) {
+	case V_CHILDREN:
+		n = e->acc_period;
+		break;
+	case V_SELF:
+		n = e->period;
+		break;
+	case V_SYS:
+		n = e->period_sys;
+		break;
+	case V_US:
+		n = e->period_us;
+		break;
+	case V_SAMPLES:
+		snprintf(buf, len, " %*" PRIu64, w, e->samples);
+		return;
+	case V_PERIOD:
+		snprintf(buf, len, " %*" PRIu64, w, e->period);
+		return;
+	}
+	snprintf(buf, len, " %*.2f%%", w ? w - 1 : 0, pct(n, total));
+}
+
+/* The title line of the table, and without -t the dotted line under it. */
+static void print_titles(const struct report_opts *o, const struct columns *c, FILE *out)
+{
+	const char *sep = o->field_sep ? o->field_sep : "  ";
+	enum vcol v[8];
+	u32 nv = value_cols(o, v);
+
+	fputs("# ", out);
+	for (u32 i = 0; i < nv; i++)
+		fprintf(out, "%s%*s", i ? sep : "", vcols[v[i]].width,
+			v[i] == V_SELF && !o->children ? "Overhead" : vcols[v[i]].title);
+	for (u32 k = 0; k < o->nr_keys; k++)
+		if (!c->elide[k])
+			fprintf(out, "%s%-*s", sep, (int)c->width[k], key_titles[o->keys[k]]);
+	fputc('\n', out);
+	if (o->field_sep)
+		return;
+	fputs("# ", out);
+	for (u32 i = 0; i < nv; i++)
+		fprintf(out, "%s%.*s", i ? "  " : "", vcols[v[i]].width, "............");
+	for (u32 k = 0; k < o->nr_keys; k++) {
+		if (c->elide[k])
+			continue;
+		fputs("  ", out);
+		for (u32 j = 0; j < c->width[k]; j++)
+			fputc('.', out);
+	}
+	fputs("\n#\n", out);
+}
+
+/* With -t, perf turns the separator's first character into '.' inside the key columns. */
+static void put_key(const struct report_opts *o, const char *s, FILE *out)
+{
+	for (; *s; s++)
+		fputc(o->field_sep && *s == *o->field_sep ? '.' : *s, out);
+}
+
 /* One row, as hist_entry__snprintf() lays it out. */
 static void print_row(struct profile *p, const struct hists *hs, const struct hist_entry *e,
 		      const struct columns *c, FILE *out)
 {
 	const struct report_opts *o = p->o;
-	char buf[4200];
+	const char *sep = o->field_sep ? o->field_sep : "  ";
+	char buf[4200], cell[4300];
+	enum vcol v[8];
+	u32 nv = value_cols(o, v);
 	int last = -1;
 
 	for (u32 k = 0; k < o->nr_keys; k++)
 		if (!c->elide[k])
 			last = (int)k;
-	if (o->children)
-		fprintf(out, "  %7.2f%%", pct(e->acc_period, hs->total_period));
-	fprintf(out, "  %7.2f%%", pct(e->period, hs->total_period));
+	for (u32 i = 0; i < nv; i++) {
+		value_cell(o, hs, e, v[i], buf, sizeof(buf));
+		if (o->field_sep) /* perf pads every column but the last to its width */
+			fprintf(out, "%s%-*s", i ? sep : "", vcols[v[i]].width, buf);
+		else
+			fprintf(out, "  %s", buf);
+	}
 	for (u32 k = 0; k < o->nr_keys; k++) {
 		int w = (int)c->width[k];
 
 		if (c->elide[k])
 			continue;
-		fputs("  ", out);
 		switch (o->keys[k]) {
 		case SORT_COMM:
-			fprintf(out, "%-*.*s", w, w, e->comm);
+			snprintf(cell, sizeof(cell), "%-*.*s", w, w, e->comm);
 			break;
 		case SORT_PID:
-			fprintf(out, "%7d:%-*.*s", e->tid, w - 8, w - 8, e->thread->comm);
+			snprintf(cell, sizeof(cell), "%7d:%-*.*s", e->tid, w - 8, w - 8,
+				 e->thread->comm);
 			break;
 		case SORT_TID:
-			fprintf(out, "%*d", w, e->tid);
+			snprintf(cell, sizeof(cell), "%*d", w, e->tid);
 			break;
 		case SORT_DSO:
-			fprintf(out, "%-*.*s", w, w, dso_cell(p, e));
+			snprintf(cell, sizeof(cell), "%-*.*s", w, w, dso_cell(p, e));
 			break;
 		case SORT_SYM:
 			sym_cell(p, e, buf, sizeof(buf));
-			if ((int)k == last)
-				fputs(buf, out);
-			else
-				fprintf(out, "%-*s", w, buf);
+			snprintf(cell, sizeof(cell), "%-*s", (int)k == last ? 0 : w, buf);
 			break;
 		case SORT_CPU:
-			fprintf(out, "%*.*d", w, w, e->cpu);
+			snprintf(cell, sizeof(cell), "%*.*d", w, w, e->cpu);
 			break;
 		}
+		fputs(sep, out);
+		put_key(o, cell, out);
 	}
 	fputc('\n', out);
 }
@@ -398,15 +500,15 @@ static void print_graph(struct profile *p, const struct hists *hs, const struct 
 			FILE *out)
 {
 	const struct report_opts *o = p->o;
-	struct graph g = {p, out, hs->total_period, 0, false};
+	struct graph g = {p, out, hists_pct_total(o, hs), 0, false};
 	u32 root = e->chain_root, nr, *v, top = root;
-	u64 total = hs->total_period;
+	u64 total = hists_pct_total(o, hs);
 	int left = 0;
 	char buf[64];
 
 	if (!root)
 		return;
-	g.min_hit = hists_min_chain_hit(hs, o->chain_min);
+	g.min_hit = hists_min_chain_hit(o, hs);
 	v = children(&g, root, child_min_hit(&g, p->nodes[root].cumul), &nr);
 	if (nr == 1 && p->nodes[v[0]].cumul == entry_shown_period(o, e)) {
 		/* one root that holds it all: no percentage, and one column less */
@@ -476,7 +578,7 @@ static void print_flat(struct profile *p, const struct hists *hs, const struct h
 		       FILE *out)
 {
 	u32 *v = NULL, nr = 0, cap = 0, path[MAX_PATH_DEPTH];
-	u64 min_hit = hists_min_chain_hit(hs, p->o->chain_min);
+	u64 min_hit = hists_min_chain_hit(p->o, hs);
 	char buf[64];
 
 	if (!e->chain_root)
@@ -489,7 +591,8 @@ static void print_flat(struct profile *p, const struct hists *hs, const struct h
 		u32 d = 0;
 
 		/* sorted by the chains that end here, shown with those that go on (perf's flat) */
-		fprintf(out, "           %.2f%%\n", pct(p->nodes[v[i]].cumul, hs->total_period));
+		fprintf(out, "           %.2f%%\n",
+			pct(p->nodes[v[i]].cumul, hists_pct_total(p->o, hs)));
 		for (u32 n = v[i]; n != e->chain_root && d < MAX_PATH_DEPTH; n = p->nodes[n].parent)
 			path[d++] = n;
 		while (d--)
@@ -565,27 +668,16 @@ int view_table(struct profile *p, FILE *out)
 		any = true;
 		memset(&c, 0, sizeof(c));
 		compute_widths(p, hs, &c);
-		unit_number(hs->nr_samples, &n, &unit);
+		/* --percentage relative: the header counts what the filters let through */
+		unit_number(hs->nr_samples - (o->pct_relative ? hs->nr_filtered : 0), &n, &unit);
 		fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", n, unit,
 			report_event_name(p->s.r, i, name, sizeof(name)));
-		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", hs->total_period);
-		fputs(o->children ? "# Children      Self" : "# Overhead", out);
-		for (u32 k = 0; k < o->nr_keys; k++)
-			if (!c.elide[k])
-				fprintf(out, "  %-*s", (int)c.width[k], key_titles[o->keys[k]]);
-		fputs(o->children ? "\n# ........  ........" : "\n# ........", out);
-		for (u32 k = 0; k < o->nr_keys; k++) {
-			if (c.elide[k])
-				continue;
-			fputs("  ", out);
-			for (u32 j = 0; j < c.width[k]; j++)
-				fputc('.', out);
-		}
-		fputs("\n#\n", out);
+		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", hists_pct_total(o, hs));
+		print_titles(o, &c, out);
 		for (u32 j = 0; j < hs->nr; j++) {
 			const struct hist_entry *e = p->by_gid[hs->sorted[j]];
 
-			if (pct(entry_shown_period(o, e), hs->total_period) < o->percent_limit)
+			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) < o->percent_limit)
 				continue;
 			print_row(p, hs, e, &c, out);
 			if (graph && o->chain_mode == CHAIN_FLAT)
@@ -670,9 +762,9 @@ static void json_graph(struct profile *p, const struct hists *hs, const struct h
 		       FILE *out)
 {
 	const struct report_opts *o = p->o;
-	struct graph g = {p, out, hs->total_period, 0, false};
+	struct graph g = {p, out, hists_pct_total(o, hs), 0, false};
 	u32 root = e->chain_root, nr, *v, top = root;
-	u64 total = hs->total_period;
+	u64 total = hists_pct_total(o, hs);
 	bool first = true;
 
 	fputs(", \"callchain\": [", out);
@@ -680,7 +772,7 @@ static void json_graph(struct profile *p, const struct hists *hs, const struct h
 		fputc(']', out);
 		return;
 	}
-	g.min_hit = hists_min_chain_hit(hs, o->chain_min);
+	g.min_hit = hists_min_chain_hit(o, hs);
 	if (o->chain_mode == CHAIN_FLAT) {
 		u32 *fv = NULL, fnr = 0, cap = 0, path[MAX_PATH_DEPTH];
 		char buf[64];
@@ -771,9 +863,9 @@ int view_json(struct profile *p, FILE *out)
 		for (u32 j = 0; j < hs->nr; j++) {
 			const struct hist_entry *e = p->by_gid[hs->sorted[j]];
 			const struct frame *fr = session_frame(&p->s, e->frame);
-			double v = pct(e->period, hs->total_period);
+			double v = pct(e->period, hists_pct_total(o, hs));
 
-			if (pct(entry_shown_period(o, e), hs->total_period) < o->percent_limit)
+			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) < o->percent_limit)
 				continue;
 			fprintf(out,
 				"%s\n        {\"overhead\": %.6f, \"samples\": %" PRIu64
@@ -783,7 +875,7 @@ int view_json(struct profile *p, FILE *out)
 				fprintf(out,
 					", \"children\": %.6f, \"children_samples\": %" PRIu64
 					", \"children_period\": %" PRIu64,
-					pct(e->acc_period, hs->total_period), e->acc_samples,
+					pct(e->acc_period, hists_pct_total(o, hs)), e->acc_samples,
 					e->acc_period);
 			first_row = false;
 			for (u32 k = 0; k < o->nr_keys; k++) {

@@ -6,13 +6,16 @@
 #                                gzip, sha256sum): several commands and binaries, libc, the kernel
 #   rec_perf NAME ARGS -- CMD    perf record -q -e cpu-clock -F 4000 ARGS -o NAME.data -- CMD
 #   rec_prec NAME ARGS -- CMD    the same with prec record
-#   same_table FILE ARGS...      prec report's rows are perf report --stdio --no-children's: the
+#   same_table FILE ARGS...      prec report --no-children's rows are perf report --stdio
+#                                --no-children's (ARGS may end with --children): the
 #                                top 20 in the same order (ties as sets), each share within 0.05
 #   same_graph FILE TOP ARGS...  the call graphs of the TOP first rows hold the same branches with
 #                                the same shares
 #   same_folded FILE             --folded gives the stacks of perf script, sample for sample, and
 #                                its counts add up to the samples perf report --stats counts
 #   json_agrees FILE ARGS...     --json parses and says what the text table says
+#   usage_error ARGS...          prec report ARGS exits 2 with one line on stderr (in err),
+#                                starting "prec"
 #   svg_ok FILE                  --flamegraph writes well-formed SVG whose frames add up
 #
 # Each prints what differs and fails; perf runs through perf_clean (exit 0, nothing on stderr).
@@ -398,7 +401,7 @@ same_table() {
 	local file=$1
 	shift
 	$PERF_CHECK perf report -i "$file" --stdio --no-children "$@" >perf.out || return 1
-	prec_ok prec.out "$file" "$@" || return 1
+	prec_ok prec.out "$file" --no-children "$@" || return 1
 	"$PYTHON" "$CMP" table perf.out prec.out
 }
 
@@ -406,7 +409,7 @@ same_graph() {
 	local file=$1 top=$2
 	shift 2
 	$PERF_CHECK perf report -i "$file" --stdio --no-children "$@" >perf.out || return 1
-	prec_ok prec.out "$file" "$@" || return 1
+	prec_ok prec.out "$file" --no-children "$@" || return 1
 	grep -q -- '---' prec.out || fail "no call graph in prec's output" || return 1
 	"$PYTHON" "$CMP" graph perf.out prec.out "$top"
 }
@@ -427,8 +430,8 @@ same_folded() {
 json_agrees() {
 	local file=$1
 	shift
-	prec_ok prec.out "$file" "$@" || return 1
-	prec_ok prec.json "$file" --json "$@" || return 1
+	prec_ok prec.out "$file" --no-children "$@" || return 1
+	prec_ok prec.json "$file" --json --no-children "$@" || return 1
 	"$PYTHON" "$CMP" json prec.json prec.out
 }
 
@@ -438,4 +441,13 @@ svg_ok() {
 	"$PREC" report -q -i "$file" --flamegraph flame.svg >out 2>err || { cat err; return 1; }
 	[ ! -s out ] || fail "--flamegraph printed on stdout" || return 1
 	"$PYTHON" "$CMP" svg flame.svg prec.folded
+}
+
+usage_error() {
+	local rc
+	"$PREC" report "$@" >out 2>err
+	rc=$?
+	[ $rc = 2 ] || fail "exit $rc from: $*" || return 1
+	[ "$(wc -l <err)" = 1 ] || { cat err; fail "not one line on stderr"; } || return 1
+	grep -q '^prec' err || fail "the line does not start with prec"
 }

@@ -41,7 +41,7 @@ test_expect "perfg: so are -g caller and fractal ones" '
 	same_graph perfg.data 6 -g fractal'
 test_expect "perfg: so are -g flat ones" '
 	perf_clean perf report -i perfg.data --stdio --no-children -g flat >perf.out &&
-	prec_ok prec.out perfg.data -g flat && grep -q "^ *[0-9.]*%\$" prec.out &&
+	prec_ok prec.out perfg.data --no-children -g flat && grep -q "^ *[0-9.]*%\$" prec.out &&
 	"$PYTHON" "$CMP" graph perf.out prec.out 6'
 test_expect "perfg: hot_a's chain is hot_a, run_round, main" '
 	same_table perfg.data &&

@@ -2,21 +2,11 @@
 # t2003: the options of prec report around the profile: usage errors (one line, exit 2), call
 # graphs asked of a file without chains, --cpu on a file without CPUs, pipe mode (perf record
 # -o - | prec report -i -, and a pipe-mode file), the perf options accepted for compatibility
-# (--stdio, --no-children, the default, and --children),
+# (--stdio, --no-children, and --children, the default with call chains),
 # --percent-limit, the -g argument forms, --sort tid, a flame graph that cannot be written.
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
 . "$PREC_SRC/tests/t2000-report-lib.sh"
-
-# usage_error ARGS...: exit status 2 and exactly one line on stderr, starting "prec".
-usage_error() {
-	local rc
-	"$PREC" report "$@" >out 2>err
-	rc=$?
-	[ $rc = 2 ] || fail "exit $rc from: $*" || return 1
-	[ "$(wc -l <err)" = 1 ] || { cat err; fail "not one line on stderr"; } || return 1
-	grep -q '^prec' err || fail "the line does not start with prec"
-}
 
 # one_error ARGS...: exit status 1 and exactly one "prec: " line on stderr.
 one_error() {
@@ -58,13 +48,15 @@ test_expect "-g none on a file without call chains is fine" '
 	same_table plain.data -g none'
 test_expect "--cpu on a file without CPUs: one line, exit 1" '
 	one_error -i plain.data --cpu 0 && grep -q CPU err'
-test_expect "--stdio and --no-children are accepted; --no-children is the default" '
-	prec_ok a.out chains.data && prec_ok b.out chains.data --stdio --no-children &&
+test_expect "--stdio and --no-children are accepted" '
+	prec_ok a.out chains.data --no-children && prec_ok b.out chains.data --stdio --no-children &&
 	cmp a.out b.out && grep -q "^# Overhead  " a.out'
 test_expect "the last of --children and --no-children counts" '
 	prec_ok b.out chains.data --children --no-children && cmp a.out b.out &&
 	prec_ok c.out chains.data --no-children --children &&
 	grep -q "^# Children      Self  " c.out'
+test_expect "--children is the default with call chains" '
+	prec_ok d.out chains.data && cmp c.out d.out'
 test_expect "-g caller, -gcaller, -g=caller and --call-graph=caller are one thing" '
 	prec_ok a.out chains.data -g caller && prec_ok b.out chains.data -gcaller &&
 	prec_ok c.out chains.data --call-graph=caller && prec_ok d.out chains.data -g=caller &&
@@ -99,7 +91,7 @@ test_expect "a pipe-mode file on stdin: the same table" '
 	cmp a.out b.out'
 test_expect "perf record -o - | prec report -i -: the table of perf report" '
 	perf record -q -e cpu-clock -F 4000 -g -o - -- "$W" -c 0.2 2>/dev/null | tee live.data |
-		"$PREC" report -i - >live.out 2>err &&
+		"$PREC" report -i - --no-children >live.out 2>err &&
 	perf_clean perf report -i live.data --stdio --no-children >perf.out &&
 	"$PYTHON" "$CMP" table perf.out live.out'
 test_expect "a pipe-mode file: --folded is the stacks of perf script" 'same_folded pipe.data'
