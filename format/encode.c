@@ -417,6 +417,25 @@ int pd_encode_throttle(struct pd_buf *out, const struct perf_event_attr *attr, b
 }
 
 /**
+ * pd_encode_ksymbol - append a KSYMBOL record: name covers [addr, addr + len) of kernel space.
+ *
+ * Return: 0, -E2BIG or -ENOMEM.
+ */
+int pd_encode_ksymbol(struct pd_buf *out, const struct perf_event_attr *attr,
+		      const struct pd_ksymbol_body *body, const char *name,
+		      const struct pd_sample *id)
+{
+	size_t start = enc_begin(out, PERF_RECORD_KSYMBOL, 0);
+
+	if (strlen(name) > PD_RECORD_MAX)
+		return enc_fail(out, start, -E2BIG);
+	pd_buf_append(out, body, sizeof(*body));
+	put_name(out, name);
+	put_trailer(out, attr, id);
+	return enc_end(out, start);
+}
+
+/**
  * pd_encode_switch - append a SWITCH record, or SWITCH_CPU_WIDE when cpu_wide is given.
  *
  * Return: 0 or -ENOMEM.

@@ -245,6 +245,14 @@ struct pd_throttle_body { /* THROTTLE and UNTHROTTLE */
 	u64 stream_id;
 };
 
+struct pd_ksymbol_body { /* KSYMBOL */
+	u64 addr;
+	u32 len;
+	u16 ksym_type; /* PERF_RECORD_KSYMBOL_TYPE_* */
+	u16 flags;     /* PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER */
+	/* char name[]: NUL-terminated, padded to 8 */
+};
+
 struct pd_switch_cpu_wide_body { /* SWITCH_CPU_WIDE; SWITCH has no body */
 	u32 next_prev_pid;
 	u32 next_prev_tid;

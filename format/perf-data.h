@@ -156,6 +156,9 @@ int pd_encode_lost_samples(struct pd_buf *out, const struct perf_event_attr *att
 /* THROTTLE when unthrottle is false, UNTHROTTLE when true. */
 int pd_encode_throttle(struct pd_buf *out, const struct perf_event_attr *attr, bool unthrottle,
 		       const struct pd_throttle_body *body, const struct pd_sample *id);
+int pd_encode_ksymbol(struct pd_buf *out, const struct perf_event_attr *attr,
+		      const struct pd_ksymbol_body *body, const char *name,
+		      const struct pd_sample *id);
 /* SWITCH when cpu_wide is NULL, SWITCH_CPU_WIDE otherwise; misc carries the out/preempt bits. */
 int pd_encode_switch(struct pd_buf *out, const struct perf_event_attr *attr, u16 misc,
 		     const struct pd_switch_cpu_wide_body *cpu_wide, const struct pd_sample *id);

@@ -91,6 +91,79 @@ enum overhead_type overhead_type_parse(const char *s)
 	return OVERHEAD_TYPE_OTHER;
 }
 
+static const char *const type_symbols[OVERHEAD_TYPE_NR + 1] = {
+	[OVERHEAD_TYPE_SAMPLE] = "[prec:sample]",
+	[OVERHEAD_TYPE_STOLEN] = "[prec:stolen]",
+	[OVERHEAD_TYPE_MUX] = "[prec:mux]",
+	[OVERHEAD_TYPE_SIDEBAND] = "[prec:sideband]",
+	[OVERHEAD_TYPE_THROTTLE] = "[prec:throttle]",
+	[OVERHEAD_TYPE_LOST] = "[prec:lost]",
+	[OVERHEAD_TYPE_RECORDER] = "[prec:recorder]",
+	[OVERHEAD_TYPE_WRITE] = "[prec:write]",
+	[OVERHEAD_TYPE_OTHER] = "[prec:other]",
+};
+
+/**
+ * overhead_type_ip - the address that stands for a type in the ip of prec:overhead samples.
+ *
+ * Return: the address; values out of range get OVERHEAD_TYPE_OTHER's.
+ */
+u64 overhead_type_ip(enum overhead_type t)
+{
+	if ((unsigned)t > OVERHEAD_TYPE_OTHER)
+		t = OVERHEAD_TYPE_OTHER;
+	return OVERHEAD_SYMBOL_BASE + (u64)t * OVERHEAD_SYMBOL_STRIDE;
+}
+
+/**
+ * overhead_type_symbol - the symbol of a type, as a KSYMBOL record names overhead_type_ip(t).
+ *
+ * The brackets are perf's mark of a name that is no file: perf does not look for one (with
+ * --sort srcline, perf 6.1 runs addr2line on any other name and dies of SIGPIPE when it fails).
+ *
+ * Return: the name; values out of range get OVERHEAD_TYPE_OTHER's.
+ */
+const char *overhead_type_symbol(enum overhead_type t)
+{
+	return type_symbols[(unsigned)t > OVERHEAD_TYPE_OTHER ? OVERHEAD_TYPE_OTHER : t];
+}
+
+/**
+ * overhead_symbols_encode - append the KSYMBOL records that name every type's address.
+ *
+ * Return: 0, or the negative errno of the encoder.
+ */
+int overhead_symbols_encode(struct pd_buf *out, const struct perf_event_attr *attr,
+			    const struct pd_sample *id)
+{
+	for (int t = 0; t <= OVERHEAD_TYPE_OTHER; t++) {
+		struct pd_ksymbol_body ks = {
+			.addr = overhead_type_ip((enum overhead_type)t),
+			.len = OVERHEAD_SYMBOL_STRIDE,
+		};
+		const char *name = overhead_type_symbol((enum overhead_type)t);
+		int err = pd_encode_ksymbol(out, attr, &ks, name, id);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * overhead_sample_fill - set ip, call chain, cpumode and period of the sample of record r.
+ */
+void overhead_sample_fill(struct pd_sample *s, const struct overhead_record *r, u64 chain[2])
+{
+	chain[0] = PERF_CONTEXT_KERNEL;
+	chain[1] = overhead_type_ip(overhead_type_parse(r->type));
+	s->misc = PERF_RECORD_MISC_KERNEL;
+	s->ip = chain[1];
+	s->callchain_nr = 2;
+	s->callchain = chain;
+	s->period = r->time_ns;
+}
+
 /**
  * attr_is_prec_event - whether attr is one of prec's own synthetic events.
  *

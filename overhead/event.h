@@ -87,6 +87,55 @@ const char *overhead_type_name(enum overhead_type t);
  */
 enum overhead_type overhead_type_parse(const char *s);
 
+/*
+ * perf report lists the samples of an event by symbol; each prec:overhead sample has the address
+ * of its type as its ip (in kernel space, where no kernel or module code is), and a KSYMBOL record
+ * names that address "[prec:<type>]", so the section perf report prints for prec:overhead has one
+ * row per type, weighted by the period, which is the figure's time_ns. Types this prec does not
+ * know share the OVERHEAD_TYPE_OTHER slot, "[prec:other]".
+ */
+#define OVERHEAD_SYMBOL_BASE 0x10000ULL
+#define OVERHEAD_SYMBOL_STRIDE 0x1000ULL
+
+/**
+ * overhead_type_ip - the address that stands for a type in the ip of prec:overhead samples.
+ *
+ * Return: the address; values out of range get OVERHEAD_TYPE_OTHER's.
+ */
+u64 overhead_type_ip(enum overhead_type t);
+
+/**
+ * overhead_type_symbol - the symbol of a type: "[prec:sample]", ..., "[prec:other]".
+ *
+ * Return: the name; values out of range get OVERHEAD_TYPE_OTHER's.
+ */
+const char *overhead_type_symbol(enum overhead_type t);
+
+/* What a prec:overhead attr samples: overhead_sample_fill() sets ip and period. */
+#define OVERHEAD_SAMPLE_TYPE \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+
+/**
+ * overhead_symbols_encode - append the KSYMBOL records that name every type's address, which must
+ * come before the first prec:overhead sample.
+ * @attr: the layout of their sample_id trailer
+ * @id: the trailer's values (its time at or before the first sample), or NULL
+ *
+ * Return: 0, or the negative errno of the encoder (-ENOMEM).
+ */
+int overhead_symbols_encode(struct pd_buf *out, const struct perf_event_attr *attr,
+			    const struct pd_sample *id);
+
+struct overhead_record;
+
+/**
+ * overhead_sample_fill - what perf report reads of the sample of one record: the ip of its type,
+ * a call chain of that ip alone (used when the attr samples call chains: perf report 6.1 would
+ * otherwise show the previous sample's chain under it), kernel mode, and time_ns as the period.
+ * @chain: two u64s that s->callchain points to afterwards
+ */
+void overhead_sample_fill(struct pd_sample *s, const struct overhead_record *r, u64 chain[2]);
+
 /* The longest reason an encoded record carries, without its NUL. */
 #define OVERHEAD_REASON_MAX 1023
 

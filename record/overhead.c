@@ -154,10 +154,13 @@ static int ovr_declare(struct record *rec, void **priv)
 	a.type = PERF_TYPE_TRACEPOINT;
 	a.config = OVERHEAD_EVENT_ID;
 	a.sample_period = 1;
-	a.sample_type = PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+	a.sample_type = OVERHEAD_SAMPLE_TYPE;
 	/* Never opened; excluding the kernel keeps perf quiet about kernel maps either way. */
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
+	/* With -g, as overhead_sample_fill() says. */
+	if (opts->callgraph)
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 	*priv = o;
 	o->want = opts->overhead_source;
 	o->off = o->want == OVERHEAD_SOURCE_NONE;
@@ -482,6 +485,8 @@ static int ovr_start(struct record *rec, void *priv)
 	pd_buf_reset(&o->out);
 	pd_encode_comm(&o->out, record_tracking_attr(rec), (u32)o->pid, (u32)o->pid, "prec", false,
 		       &id);
+	/* The names of the types, before any sample points at them. */
+	overhead_symbols_encode(&o->out, record_tracking_attr(rec), &id);
 	if (o->out.err)
 		return error("out of memory");
 	err = record_emit(rec, o->out.data, o->out.len);
@@ -509,18 +514,18 @@ static void put(struct record *rec, struct ovr *o, u64 time, int cpu, enum overh
 		.reason = reason ? reason : "",
 	};
 	struct pd_sample s;
+	u64 chain[2];
 
 	pd_buf_reset(&o->raw);
 	if (overhead_record_encode(&o->raw, o->pid, &r) || o->raw.err)
 		return;
 	memset(&s, 0, sizeof(s));
 	s.sample_type = attr->sample_type;
-	s.misc = PERF_RECORD_MISC_USER;
+	overhead_sample_fill(&s, &r, chain);
 	s.id = o->id;
 	s.pid = s.tid = (u32)o->pid;
 	s.time = time;
 	s.cpu = cpu < 0 ? 0 : (u32)cpu;
-	s.period = 1;
 	s.raw = o->raw.data;
 	s.raw_size = (u32)o->raw.len;
 	pd_encode_sample(&o->out, attr, &s);

@@ -668,24 +668,25 @@ static void make_overhead(const char *file, int argc, char **argv)
 	add_tracing(&m, t);
 	a = base_attr(PERF_TYPE_TRACEPOINT, OVERHEAD_EVENT_ID);
 	a.sample_period = 1;
-	a.sample_type |= PERF_SAMPLE_RAW;
+	a.sample_type |= OVERHEAD_SAMPLE_TYPE;
 	a.exclude_kernel = 1;
 	a.comm = a.task = 1;
 	m.attr0 = a;
 	check(pd_writer_add_attr(m.w, &a, "prec:overhead", &sid, 1), "add attr");
 	check(pd_writer_begin(m.w), "pd_writer_begin");
 	check(pd_encode_comm(&m.rec, &a, PID, PID, "prec", false, NULL), "COMM");
+	check(overhead_symbols_encode(&m.rec, &a, NULL), "KSYMBOL");
 	put(&m);
 	printf("event prec:overhead\n");
 	first = m.time;
 	for (i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
 		struct pd_sample s = id_of(&m, sid, recs[i].cpu < 0 ? 0 : (u32)recs[i].cpu);
+		u64 chain[2];
 
 		pd_buf_reset(&raw);
 		check(overhead_record_encode(&raw, PID, &recs[i]), "overhead_record_encode");
 		check(raw.err, "overhead raw");
-		s.misc = PERF_RECORD_MISC_USER;
-		s.period = 1;
+		overhead_sample_fill(&s, &recs[i], chain);
 		s.raw = raw.data;
 		s.raw_size = (u32)raw.len;
 		check(pd_encode_sample(&m.rec, &a, &s), "SAMPLE");

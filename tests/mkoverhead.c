@@ -431,12 +431,12 @@ static void overhead(struct mk *m, int cpu, enum overhead_type t, u64 nr, u64 ns
 	const char *type = overhead_type_name(t);
 	struct overhead_record r = {cpu, type, nr, ns, span, source, status, reason};
 	struct pd_sample s = trailer(time, OVERHEAD_ID, cpu < 0 ? 0 : cpu);
+	u64 chain[2];
 
 	pd_buf_reset(&m->raw);
 	check(overhead_record_encode(&m->raw, PID, &r), "overhead_record_encode");
 	check(m->raw.err, "overhead raw");
-	s.misc = PERF_RECORD_MISC_USER;
-	s.period = 1;
+	overhead_sample_fill(&s, &r, chain);
 	s.raw = m->raw.data;
 	s.raw_size = (u32)m->raw.len;
 	check(pd_encode_sample(&m->rec, &m->attr[m->ov], &s), "prec:overhead SAMPLE");
@@ -487,12 +487,13 @@ static void setup(struct mk *m, const char *file, int argc, char **argv)
 	m->ov = k->nr_ev;
 	m->attr[m->ov] = base_attr(PERF_TYPE_TRACEPOINT, OVERHEAD_EVENT_ID);
 	m->attr[m->ov].sample_period = 1;
-	m->attr[m->ov].sample_type |= PERF_SAMPLE_RAW;
+	m->attr[m->ov].sample_type |= OVERHEAD_SAMPLE_TYPE;
 	m->ids[m->ov][0] = OVERHEAD_ID;
 	check(pd_writer_add_attr(m->w, &m->attr[m->ov], "prec:overhead", m->ids[m->ov], 1),
 	      "add prec:overhead");
 	check(pd_writer_begin(m->w), "pd_writer_begin");
 	check(pd_encode_comm(&m->rec, &m->attr[0], PID, PID, "work", false, NULL), "COMM");
+	check(overhead_symbols_encode(&m->rec, &m->attr[0], NULL), "KSYMBOL");
 	put(m);
 }
 

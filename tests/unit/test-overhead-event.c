@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -358,6 +359,61 @@ static void test_types(void)
 	   "other and out-of-range types have no name");
 }
 
+/*
+ * What perf report reads of prec:overhead: one KSYMBOL per type naming a distinct address, and
+ * samples at that address weighted by time_ns.
+ */
+static void test_symbols(void)
+{
+	struct perf_event_attr a = {.sample_type = PERF_SAMPLE_TIME, .sample_id_all = 1};
+	struct overhead_record r = { 1, "stolen", 3, 12345, 1000, "calibration", 1, "" };
+	struct pd_buf b = PD_BUF_INIT;
+	struct pd_sample s = {0};
+	size_t off = 0;
+	int n = 0, each = 1, names = 1, distinct = 1;
+	u64 chain[2];
+
+	ok(!overhead_symbols_encode(&b, &a, NULL) && !b.err, "the KSYMBOL records encode");
+	while (off + 8 <= b.len) {
+		const u8 *p = b.data + off;
+		const char *name = overhead_type_name((enum overhead_type)n);
+		u16 size = pd_get_u16(p + 6);
+		char want[32];
+
+		if (size < 8 || off + size > b.len)
+			break;
+		snprintf(want, sizeof(want), "[prec:%s]", name ? name : "other");
+		each &= pd_get_u32(p) == PERF_RECORD_KSYMBOL &&
+			pd_get_u64(p + 8) == overhead_type_ip((enum overhead_type)n) &&
+			pd_get_u32(p + 16) == OVERHEAD_SYMBOL_STRIDE;
+		names &= !strcmp((const char *)p + 24, want) &&
+			 !strcmp(overhead_type_symbol((enum overhead_type)n), want);
+		for (int t = 0; t < n; t++)
+			distinct &= overhead_type_ip((enum overhead_type)t) !=
+				    overhead_type_ip((enum overhead_type)n);
+		off += size;
+		n++;
+	}
+	is(n, OVERHEAD_TYPE_OTHER + 1, "one KSYMBOL per type, and one for types it does not know");
+	is(off, b.len, "and nothing else");
+	ok(each, "each names its type's address, as long as the stride");
+	ok(names, "as [prec:<type>]");
+	ok(distinct, "every type has an address of its own");
+	is(overhead_type_ip((enum overhead_type)99), overhead_type_ip(OVERHEAD_TYPE_OTHER),
+	   "an out-of-range type gets other's address");
+
+	overhead_sample_fill(&s, &r, chain);
+	ok(s.ip == overhead_type_ip(OVERHEAD_TYPE_STOLEN) && s.misc == PERF_RECORD_MISC_KERNEL,
+	   "a sample's ip is its type's address, in kernel mode");
+	is(s.period, 12345, "its period is time_ns");
+	ok(s.callchain_nr == 2 && s.callchain == chain && chain[0] == PERF_CONTEXT_KERNEL &&
+	   chain[1] == s.ip, "its call chain is that address alone");
+	r.type = "newer";
+	overhead_sample_fill(&s, &r, chain);
+	is(s.ip, overhead_type_ip(OVERHEAD_TYPE_OTHER), "a type this prec does not know is other");
+	pd_buf_release(&b);
+}
+
 /* Which attrs are prec's own events, and which one of them is prec:overhead. */
 static void test_attr_predicates(void)
 {
@@ -392,6 +448,7 @@ int main(void)
 	}
 	test_encode_errors();
 	test_types();
+	test_symbols();
 	test_attr_predicates();
 	tep_free(tep);
 	return done_testing();
