@@ -46,6 +46,7 @@ struct record_opts {
 	bool use_clockid;      /* -k */
 	int clockid;
 	bool no_buildid;       /* --no-buildid, -B */
+	const struct record_attr_opts *attr; /* perf's attr options (record/evlist.h); NULL: none */
 	int argc;              /* the workload, argv[argc] == NULL; argc 0 for none */
 	char **argv;
 	int orig_argc;         /* the whole command line, for CMDLINE */
@@ -60,6 +61,7 @@ struct record_opts {
 };
 
 struct event_list;
+struct record_attr_opts;
 
 /* Side-band record kinds counted per CPU (the kernel's record types below this). */
 #define RECORD_NR_KINDS PD_KERNEL_RECORD_MAX
