@@ -17,32 +17,6 @@
 struct record_opts;
 struct target;
 
-/*
- * perf record's options that set attr bits on every event (evsel__config()), with perf's
- * meaning; zero is perf's default for each.
- */
-struct record_attr_opts {
-	unsigned long long branch_stack; /* -b, -j: PERF_SAMPLE_BRANCH_* bits */
-	unsigned long long intr_regs;    /* -I: sample_regs_intr */
-	unsigned long long user_regs;    /* --user-regs: sample_regs_user */
-	bool weight;            /* -W */
-	bool phys_data;         /* --phys-data */
-	bool data_page_size;    /* --data-page-size */
-	bool code_page_size;    /* --code-page-size */
-	bool sample_identifier; /* --sample-identifier */
-	bool raw_samples;       /* -R */
-	bool no_samples;        /* -n */
-	bool all_kernel;        /* --all-kernel */
-	bool all_user;          /* --all-user */
-	bool strict_freq;       /* --strict-freq */
-	bool running_time;      /* --running-time */
-	bool group;             /* --group: all the -e events in one group */
-	bool kernel_callchains; /* --kernel-callchains */
-	bool user_callchains;   /* --user-callchains */
-	bool all_cgroups;       /* --all-cgroups */
-	bool namespaces;        /* --namespaces */
-};
-
 struct evsel {
 	struct perf_event_attr attr;
 	char *name;

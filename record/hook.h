@@ -22,6 +22,32 @@
 
 #include "format/perf-data.h"
 
+/*
+ * perf record's options that set attr bits on every event (evsel__config()), with perf's
+ * meaning; zero is perf's default for each.
+ */
+struct record_attr_opts {
+	unsigned long long branch_stack; /* -b, -j: PERF_SAMPLE_BRANCH_* bits */
+	unsigned long long intr_regs;    /* -I: sample_regs_intr */
+	unsigned long long user_regs;    /* --user-regs: sample_regs_user */
+	bool weight;            /* -W */
+	bool phys_data;         /* --phys-data */
+	bool data_page_size;    /* --data-page-size */
+	bool code_page_size;    /* --code-page-size */
+	bool sample_identifier; /* --sample-identifier */
+	bool raw_samples;       /* -R */
+	bool no_samples;        /* -n */
+	bool all_kernel;        /* --all-kernel */
+	bool all_user;          /* --all-user */
+	bool strict_freq;       /* --strict-freq */
+	bool running_time;      /* --running-time */
+	bool group;             /* --group: all the -e events in one group */
+	bool kernel_callchains; /* --kernel-callchains */
+	bool user_callchains;   /* --user-callchains */
+	bool all_cgroups;       /* --all-cgroups */
+	bool namespaces;        /* --namespaces */
+};
+
 /* Options of prec record, with perf record's meaning. */
 struct record_opts {
 	const char *output;    /* -o; "-" is pipe mode */
@@ -46,7 +72,7 @@ struct record_opts {
 	bool use_clockid;      /* -k */
 	int clockid;
 	bool no_buildid;       /* --no-buildid, -B */
-	const struct record_attr_opts *attr; /* perf's attr options (record/evlist.h); NULL: none */
+	const struct record_attr_opts *attr; /* perf's attr options (above); NULL: none */
 	int argc;              /* the workload, argv[argc] == NULL; argc 0 for none */
 	char **argv;
 	int orig_argc;         /* the whole command line, for CMDLINE */
@@ -61,7 +87,6 @@ struct record_opts {
 };
 
 struct event_list;
-struct record_attr_opts;
 
 /* Side-band record kinds counted per CPU (the kernel's record types below this). */
 #define RECORD_NR_KINDS PD_KERNEL_RECORD_MAX

@@ -18,9 +18,9 @@
 
 #include "overhead/collect.h"
 #include "prec.h"
+#include "record/cgroups.h"
 #include "record/counters.h"
 #include "record/overhead.h"
-#include "record/evlist.h"
 #include "record/parse-events.h"
 #include "record/record.h"
 #include "record/target.h"
@@ -41,6 +41,7 @@
 static const struct record_hook *const hooks[] = {
 	&overhead_hook,
 	&counters_hook,
+	&cgroups_hook,
 };
 
 /* ---------------------------------------------------------------------------------------- */

@@ -56,6 +56,14 @@ same "--kernel-callchains" $C -g --kernel-callchains
 same "--user-callchains" $C -g --user-callchains
 same "--namespaces" $C --namespaces
 same "--all-cgroups" $C --all-cgroups
+cgroups=$n
+test_expect "--all-cgroups: perf report --sort cgroup names the cgroups perf's file names" '
+	perf report -i perf$cgroups.data --sort cgroup --stdio 2>/dev/null | grep "%" |
+		awk "{ print \$2 }" | sort >perf-cgroups &&
+	perf report -i prec$cgroups.data --sort cgroup --stdio 2>/dev/null | grep "%" |
+		awk "{ print \$2 }" | sort >prec-cgroups &&
+	test -s prec-cgroups && ! grep -qx unknown prec-cgroups && diff perf-cgroups prec-cgroups
+'
 same "-I" $C -I
 same "-I with registers" $C -IAX,BX,R15
 same "--user-regs" $C --user-regs=SP,IP
