@@ -129,11 +129,13 @@ static const struct option long_options[] = {
 	{ "all-cgroups", no_argument, NULL, OPT_ALL_CGROUPS },
 	{ "namespaces", no_argument, NULL, OPT_NAMESPACES },
 	{ "exclude-perf", no_argument, NULL, OPT_EXCLUDE_PERF },
+	{ "cgroup", required_argument, NULL, 'G' },
+	{ "uid", required_argument, NULL, 'u' },
 	{ NULL, 0, NULL, 0 },
 };
 
 static const char short_options[] = "+:e:F:c:gaC:p:t:o:z::m:TdPik:BNqvh"
-				    "bj:I::WRn"; /* perf's attr options */
+				    "bj:I::WRnG:u:"; /* perf's attr options */
 
 static void usage(FILE *f)
 {
@@ -209,7 +211,9 @@ static void usage(FILE *f)
 	      "        --user-callchains   only user call chains\n"
 	      "        --all-cgroups       record cgroup events and the cgroup in every sample\n"
 	      "        --namespaces        record namespace events\n"
-	      "        --exclude-perf      the tracepoint -e before it ignores prec itself\n",
+	      "        --exclude-perf      the tracepoint -e before it ignores prec itself\n"
+	      "    -G, --cgroup <cgroups>  not yet in prec (perf: count in these cgroups only)\n"
+	      "    -u, --uid <user>        not yet in prec (perf: the processes of a user)\n",
 	      f);
 }
 
@@ -452,6 +456,14 @@ static int parse_attr_option(int c, struct record_attr_opts *ao, struct pending_
 	case OPT_NAMESPACES:
 		ao->namespaces = true;
 		return -1;
+	case 'G':
+		/* perf's checks first, so that a command line perf refuses gets perf's reason */
+		if (!nr_evs)
+			return usage_error("record", "must define events before cgroups");
+		return usage_error("record", "-G/--cgroup is not supported by prec yet");
+	case 'u':
+		return usage_error("record", "-u/--uid is not supported by prec yet: give the "
+				   "processes with -p");
 	case OPT_EXCLUDE_PERF:
 		if (!nr_evs)
 			return usage_error("record", "--exclude-perf option should follow a -e "

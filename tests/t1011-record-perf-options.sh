@@ -71,7 +71,7 @@ same "--group" $C -e task-clock --group
 same "--count N is the period" -e cpu-clock --count 1000000
 
 # Event terms.
-same "per-event call graph" -c 1000000 -e 'cpu-clock/call-graph=fp,max-stack=4,period=12345,name=foo,no-inherit/'
+same "per-event call graph" -c 1000000 -e 'cpu-clock/call-graph=fp,max-stack=4,period=1234567,name=foo,no-inherit/'
 same "max-stack, time=0, inherit" -e 'cpu-clock/max-stack=4,period=200000,time=0,inherit,stack-size=100,no-overwrite/'
 same "call-graph=no drops -g" -g -e 'cpu-clock/call-graph=no,period=300000/' -e task-clock -c 1000000
 same "tracepoint terms" -c 1 -e 'sched:sched_process_exec/max-stack=3,call-graph=fp/'
@@ -127,17 +127,28 @@ test_expect "--exclude-perf must follow a tracepoint -e" '
 	! "$PREC" record $NONE -o xp.data --exclude-perf -- true 2>xp.err &&
 	grep -q "should follow a -e tracepoint option" xp.err
 '
-# The recorder's own main thread switches on every drain: --exclude-perf filters it out.
+# The recorder's own main thread switches on every drain: --exclude-perf filters it out. Other
+# recorders may run beside this one, so the pid is the one this shell saw it start with.
 own_switches() {
-	perf script -i "$1" -F comm,pid,tid 2>/dev/null | awk '$1 == "prec" {
-		split($2, a, "/"); n[a[1] "/" a[2]]++; if (a[1] != a[2]) rec = a[1] }
-		END { print rec == "" ? "none" : n[rec "/" rec] + 0 }'
+	perf script -i "$1" -F pid,tid 2>/dev/null | awk -v p="$(cat "$2")" '$1 == p "/" p' | wc -l
 }
-"$PREC" record -q $NONE -o xa.data -a -e sched:sched_switch -- sleep 1 2>/dev/null
-"$PREC" record -q $NONE -o xb.data -a -e sched:sched_switch --exclude-perf -- sleep 1 2>/dev/null
+sh -c 'echo $$ >xa.pid; exec "$0" "$@"' "$PREC" record -q $NONE -o xa.data -a \
+	-e sched:sched_switch -- sleep 1 2>/dev/null
+sh -c 'echo $$ >xb.pid; exec "$0" "$@"' "$PREC" record -q $NONE -o xb.data -a \
+	-e sched:sched_switch --exclude-perf -- sleep 1 2>/dev/null
 test_expect "--exclude-perf: the tracepoint leaves out the recorder's own thread" '
-	a=$(own_switches xa.data) && test "$a" != none && test "$a" -gt 0 &&
-	test "$(own_switches xb.data)" = 0
+	test "$(own_switches xa.data xa.pid)" -gt 0 &&
+	test "$(perf script -i xb.data -F pid 2>/dev/null | wc -l)" -gt 0 &&
+	test "$(own_switches xb.data xb.pid)" = 0
+'
+
+test_expect "-G and -u: one line saying prec lacks them, not an unknown option" '
+	! "$PREC" record $NONE -o g.data -G / -- true 2>g1.err &&
+	grep -q "must define events before cgroups" g1.err && test "$(wc -l <g1.err)" = 1 &&
+	! "$PREC" record $NONE -o g.data -e cpu-clock -G / -- true 2>g2.err &&
+	grep -q "not supported by prec yet" g2.err && test "$(wc -l <g2.err)" = 1 &&
+	! "$PREC" record $NONE -o u.data -u root -- true 2>u.err &&
+	grep -q "not supported by prec yet" u.err && test "$(wc -l <u.err)" = 1
 '
 
 done_testing
