@@ -453,6 +453,24 @@ int pd_encode_switch(struct pd_buf *out, const struct perf_event_attr *attr, u16
 }
 
 /**
+ * pd_encode_cgroup - append a CGROUP record: the cgroup's id and its path from the cgroup root.
+ *
+ * Return: 0, -E2BIG or -ENOMEM.
+ */
+int pd_encode_cgroup(struct pd_buf *out, const struct perf_event_attr *attr, u64 cgroup_id,
+		     const char *path, const struct pd_sample *id)
+{
+	size_t start = enc_begin(out, PERF_RECORD_CGROUP, 0);
+
+	if (strlen(path) > PD_RECORD_MAX)
+		return enc_fail(out, start, -E2BIG);
+	pd_buf_u64(out, cgroup_id);
+	put_name(out, path);
+	put_trailer(out, attr, id);
+	return enc_end(out, start);
+}
+
+/**
  * pd_encode_finished_round - append a FINISHED_ROUND record (header only).
  *
  * Return: 0 or -ENOMEM.

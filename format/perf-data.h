@@ -162,6 +162,9 @@ int pd_encode_ksymbol(struct pd_buf *out, const struct perf_event_attr *attr,
 /* SWITCH when cpu_wide is NULL, SWITCH_CPU_WIDE otherwise; misc carries the out/preempt bits. */
 int pd_encode_switch(struct pd_buf *out, const struct perf_event_attr *attr, u16 misc,
 		     const struct pd_switch_cpu_wide_body *cpu_wide, const struct pd_sample *id);
+/* CGROUP: the id (the cgroup directory's file handle) and the path from the cgroup root. */
+int pd_encode_cgroup(struct pd_buf *out, const struct perf_event_attr *attr, u64 cgroup_id,
+		     const char *path, const struct pd_sample *id);
 int pd_encode_finished_round(struct pd_buf *out);
 int pd_encode_finished_init(struct pd_buf *out);
 int pd_encode_thread_map(struct pd_buf *out, u64 nr, const struct pd_thread_map_entry *entries);

@@ -35,6 +35,7 @@
 #include "record/hook.h"
 #include "record/target.h"
 #include "util/fs.h"
+#include "util/event-names.h"
 #include "util/log.h"
 #include "util/perf-event.h"
 #include "util/xalloc.h"
@@ -206,14 +207,137 @@ static bool is_member(const struct evlist *evl, int i)
 	return evl->ev[i].leader >= 0 && evl->ev[i].leader != i;
 }
 
+/* --group: the -e events, however many groups they were in, become one group. */
+static void force_group(struct evlist *evl)
+{
+	int leader = -1, nr = 0;
+
+	for (int i = 0; i < evl->nr; i++) {
+		struct evsel *ev = &evl->ev[i];
+
+		if (ev->synthetic || !ev->spec)
+			continue;
+		if (leader < 0)
+			leader = i;
+		ev->leader = leader;
+		ev->group_size = 0;
+		nr++;
+	}
+	if (nr > 1)
+		evl->ev[leader].group_size = nr;
+	else if (leader >= 0)
+		evl->ev[leader].leader = -1;
+}
+
+/* The attr options of perf record that apply to every event, as evsel__config() sets them. */
+static void config_attr_opts(struct evsel *ev, const struct record_attr_opts *ao, bool track)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	if (ao->no_samples)
+		a->sample_period = 0;
+	if (ao->intr_regs) {
+		a->sample_regs_intr = ao->intr_regs;
+		a->sample_type |= PERF_SAMPLE_REGS_INTR;
+	}
+	if (ao->user_regs) {
+		a->sample_regs_user |= ao->user_regs;
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+	}
+	if (ao->raw_samples)
+		a->sample_type |= PERF_SAMPLE_TIME | PERF_SAMPLE_RAW | PERF_SAMPLE_CPU;
+	if (ao->phys_data)
+		a->sample_type |= PERF_SAMPLE_PHYS_ADDR;
+	if (ao->branch_stack) {
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = ao->branch_stack;
+	}
+	if (ao->weight) {
+#if defined(__x86_64__) || defined(__i386__)
+		/* x86 samples the weight as a struct (arch_evsel__set_sample_weight()) */
+		a->sample_type |= PERF_SAMPLE_WEIGHT_STRUCT;
+#else
+		a->sample_type |= PERF_SAMPLE_WEIGHT;
+#endif
+	}
+	if (ao->namespaces)
+		a->namespaces = track;
+	if (ao->all_cgroups) {
+		a->cgroup = track;
+		a->sample_type |= PERF_SAMPLE_CGROUP;
+	}
+	if (ao->data_page_size)
+		a->sample_type |= PERF_SAMPLE_DATA_PAGE_SIZE;
+	if (ao->code_page_size)
+		a->sample_type |= PERF_SAMPLE_CODE_PAGE_SIZE;
+	if (ao->running_time)
+		a->read_format |= PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	if (ao->all_user) {
+		a->exclude_kernel = 1;
+		a->exclude_user = 0;
+	}
+	if (ao->all_kernel) {
+		a->exclude_kernel = 0;
+		a->exclude_user = 1;
+	}
+}
+
+/* A frame-pointer call graph on ev, with what --kernel-callchains / --user-callchains keep. */
+static void config_callchain(struct evsel *ev, const struct record_attr_opts *ao, unsigned max_stack)
+{
+	ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	ev->attr.sample_max_stack = max_stack;
+	if (ao && ao->kernel_callchains)
+		ev->attr.exclude_callchain_user = 1;
+	if (ao && ao->user_callchains)
+		ev->attr.exclude_callchain_kernel = 1;
+}
+
+/*
+ * The event's config terms over the command's options, as perf's evsel__apply_config_terms():
+ * call-graph=, max-stack= and stack-size= replace -g for this event (max-stack= alone means fp;
+ * stack-size= alone, a dwarf setting, just drops -g here).
+ */
+static void apply_terms(struct evsel *ev, const struct record_opts *opts)
+{
+	const struct event_terms *c = &ev->spec->terms;
+	struct perf_event_attr *a = &ev->attr;
+
+	if (c->time_set) {
+		if (c->time)
+			a->sample_type |= PERF_SAMPLE_TIME;
+		else
+			a->sample_type &= ~(u64)PERF_SAMPLE_TIME;
+	}
+	if (c->inherit_set)
+		a->inherit = c->inherit;
+	if (c->aux_output)
+		a->aux_output = 1;
+	if (c->branch_set) {
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = c->branch_sample_type;
+	}
+	if (c->callgraph_set || c->stack_size_set || c->max_stack) {
+		bool enabled = c->callgraph_set ? c->callgraph : c->max_stack > 0;
+
+		if (opts->callgraph)
+			a->sample_type &= ~(u64)PERF_SAMPLE_CALLCHAIN;
+		if (enabled)
+			config_callchain(ev, opts->attr, c->max_stack);
+	}
+}
+
 void evlist_config(struct evlist *evl, const struct record_opts *opts, const struct target *t)
 {
-	bool several = evl->nr > 1;
+	const struct record_attr_opts *ao = opts->attr;
+	bool several = evl->nr > 1 || (ao && ao->sample_identifier);
 	bool cpu_target = t->system_wide || t->cpu_list;
 	int first = -1;
 	u64 max_rate = 0;
 
 	read_sysctl_u64("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate);
+	if (ao && ao->group)
+		force_group(evl);
 
 	for (int i = 0; i < evl->nr; i++) {
 		struct evsel *ev = &evl->ev[i];
@@ -284,7 +408,7 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 			a->sample_type |= PERF_SAMPLE_READ | PERF_SAMPLE_ID;
 		}
 		if (opts->callgraph)
-			a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+			config_callchain(ev, ao, 0);
 		if (opts->sample_addr)
 			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		if (cpu_target || opts->sample_cpu)
@@ -323,6 +447,10 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 			a->mmap_data = opts->sample_addr;
 			a->context_switch = opts->switch_events;
 		}
+		if (ao)
+			config_attr_opts(ev, ao, i == first);
+		if (ev->spec)
+			apply_terms(ev, opts);
 	}
 }
 
@@ -410,6 +538,12 @@ static int open_error(const struct evsel *ev, const struct target *t, int cpu, p
 			     "attributes (%s)",
 			     ev->name, cpu, term, (unsigned long long)hf_period(ev), strerror(err));
 	}
+	/* perf's evsel__open_strerror() words for what this machine's kernel refuses */
+	if ((err == EOPNOTSUPP || err == EINVAL) && ev->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+		return error("%s: PMU Hardware or event type doesn't support branch stack sampling.",
+			     ev->name);
+	if (ev->attr.aux_output)
+		return error("%s: PMU Hardware doesn't support 'aux_output' feature", ev->name);
 	switch (err) {
 	case EACCES:
 	case EPERM:
@@ -429,10 +563,7 @@ static int open_error(const struct evsel *ev, const struct target *t, int cpu, p
 	case ENOENT:
 	case EOPNOTSUPP:
 		if (ev->spec && ev->spec->hardware && !have_hardware_pmu())
-			return error("cannot open '%s': this machine has no hardware PMU (no "
-				     "/sys/bus/event_source/devices/cpu, as in most virtual "
-				     "machines); use a software event such as cpu-clock",
-				     ev->name);
+			return error("The %s event is not supported.", ev->name);
 		if (ev->attr.sample_type & PERF_SAMPLE_CALLCHAIN && err == EOPNOTSUPP)
 			return error("cannot open '%s' with call graphs: %s", ev->name,
 				     strerror(err));
@@ -476,19 +607,31 @@ static void debug_attr(const struct evsel *ev)
 	      (unsigned long long)hf_period(ev));
 }
 
-/* cycles is not there: use cpu-clock, as perf's evsel__fallback does, and say so once. */
-static bool fallback_default(struct evsel *ev, int err)
+/*
+ * cycles is not there: sample cpu-clock with the same modifiers, as perf's evsel__fallback()
+ * does for the default event and for -e cycles alike. Like perf, the event is then named after
+ * its new attr (cycles:u becomes cpu-clock:uH), and only -v says so.
+ */
+static bool fallback_cycles(struct evsel *ev, int err)
 {
-	if (!ev->is_default || ev->attr.type != PERF_TYPE_HARDWARE)
+	char name[128];
+
+	if (ev->attr.type != PERF_TYPE_HARDWARE || ev->attr.config != PERF_COUNT_HW_CPU_CYCLES)
 		return false;
-	if (err != ENOENT && err != ENODEV && err != EOPNOTSUPP && err != EINVAL)
+	if (err != ENOENT && err != ENODEV && err != ENXIO && err != EOPNOTSUPP)
 		return false;
 	ev->attr.type = PERF_TYPE_SOFTWARE;
 	ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	free(ev->name);
-	ev->name = xstrdup(ev->attr.exclude_kernel ? "cpu-clock:u" : "cpu-clock");
+	if (ev->is_default) {
+		ev->name = xstrdup(ev->attr.exclude_kernel ? "cpu-clock:u" : "cpu-clock");
+	} else {
+		event_attr_name(&ev->attr, name, sizeof(name));
+		ev->name = xstrdup(name);
+	}
 	hrtimer_period(ev, 0);
-	note("cycles is not supported here (no hardware PMU): sampling cpu-clock instead");
+	debug(1, "Warning:\nThe cycles event is not supported, trying to fall back to "
+		 "cpu-clock-ticks");
 	return true;
 }
 
@@ -564,7 +707,7 @@ again:
 				if (fd < 0) {
 					int err = errno;
 
-					if (fallback_default(ev, err) || fallback_inherit_read(ev, err))
+					if (fallback_cycles(ev, err) || fallback_inherit_read(ev, err))
 						goto again;
 					/* A thread of -p that exited meanwhile: as perf, go on. */
 					if (err == ESRCH && t->task && t->nr_threads > 1) {

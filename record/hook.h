@@ -22,6 +22,32 @@
 
 #include "format/perf-data.h"
 
+/*
+ * perf record's options that set attr bits on every event (evsel__config()), with perf's
+ * meaning; zero is perf's default for each.
+ */
+struct record_attr_opts {
+	unsigned long long branch_stack; /* -b, -j: PERF_SAMPLE_BRANCH_* bits */
+	unsigned long long intr_regs;    /* -I: sample_regs_intr */
+	unsigned long long user_regs;    /* --user-regs: sample_regs_user */
+	bool weight;            /* -W */
+	bool phys_data;         /* --phys-data */
+	bool data_page_size;    /* --data-page-size */
+	bool code_page_size;    /* --code-page-size */
+	bool sample_identifier; /* --sample-identifier */
+	bool raw_samples;       /* -R */
+	bool no_samples;        /* -n */
+	bool all_kernel;        /* --all-kernel */
+	bool all_user;          /* --all-user */
+	bool strict_freq;       /* --strict-freq */
+	bool running_time;      /* --running-time */
+	bool group;             /* --group: all the -e events in one group */
+	bool kernel_callchains; /* --kernel-callchains */
+	bool user_callchains;   /* --user-callchains */
+	bool all_cgroups;       /* --all-cgroups */
+	bool namespaces;        /* --namespaces */
+};
+
 /* Options of prec record, with perf record's meaning. */
 struct record_opts {
 	const char *output;    /* -o; "-" is pipe mode */
@@ -51,6 +77,7 @@ struct record_opts {
 	bool buildid_all;      /* --buildid-all: every binary mapped, not only those hit */
 	bool buildid_mmap;     /* --buildid-mmap: build-ids in MMAP2 records, none at the end */
 	const char *buildid_dir; /* --buildid-dir: the cache; NULL for perf's choice */
+	const struct record_attr_opts *attr; /* perf's attr options (above); NULL: none */
 	int argc;              /* the workload, argv[argc] == NULL; argc 0 for none */
 	char **argv;
 	int orig_argc;         /* the whole command line, for CMDLINE */

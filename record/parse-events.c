@@ -442,13 +442,143 @@ static int parse_terms(struct pstate *ps, const char *text, int base, int at_ali
 #undef AT
 }
 
-static const char *const perf_only_terms[] = {
-    "branch_type",   "time",	   "call-graph", "stack-size",	 "max-stack",  "nr",
-    "inherit",	     "no-inherit", "overwrite",	 "no-overwrite", "aux-output", "aux-sample-size",
-    "driver-config",
+/* perf's branch filter words (parse-branch-options.c), in its order. */
+static const struct {
+	const char *name;
+	unsigned long long bit;
+} branch_words[] = {
+	{ "u", PERF_SAMPLE_BRANCH_USER },	    { "k", PERF_SAMPLE_BRANCH_KERNEL },
+	{ "hv", PERF_SAMPLE_BRANCH_HV },	    { "any", PERF_SAMPLE_BRANCH_ANY },
+	{ "any_call", PERF_SAMPLE_BRANCH_ANY_CALL }, { "any_ret", PERF_SAMPLE_BRANCH_ANY_RETURN },
+	{ "ind_call", PERF_SAMPLE_BRANCH_IND_CALL }, { "abort_tx", PERF_SAMPLE_BRANCH_ABORT_TX },
+	{ "in_tx", PERF_SAMPLE_BRANCH_IN_TX },	    { "no_tx", PERF_SAMPLE_BRANCH_NO_TX },
+	{ "cond", PERF_SAMPLE_BRANCH_COND },	    { "ind_jmp", PERF_SAMPLE_BRANCH_IND_JUMP },
+	{ "call", PERF_SAMPLE_BRANCH_CALL },	    { "save_type", PERF_SAMPLE_BRANCH_TYPE_SAVE },
+	{ "stack", PERF_SAMPLE_BRANCH_CALL_STACK }, { "hw_index", PERF_SAMPLE_BRANCH_HW_INDEX },
+	{ "priv", PERF_SAMPLE_BRANCH_PRIV_SAVE },
 };
 
-#define COMMON_TERMS "config,config1,config2,name,period,freq,alt-period,hf-period"
+int parse_branch_filter(const char *str, unsigned long long *mask, const char **bad)
+{
+	const unsigned long long plm =
+	    PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_HV;
+	const char *p = str;
+
+	*mask = 0;
+	while (*p) {
+		size_t n = strcspn(p, ","), i;
+
+		for (i = 0; i < sizeof(branch_words) / sizeof(branch_words[0]); i++)
+			if (strlen(branch_words[i].name) == n && !strncmp(p, branch_words[i].name, n))
+				break;
+		if (i == sizeof(branch_words) / sizeof(branch_words[0])) {
+			if (bad)
+				*bad = p;
+			return -EINVAL;
+		}
+		*mask |= branch_words[i].bit;
+		p += n;
+		if (*p)
+			p++;
+	}
+	/* privilege levels alone filter nothing: perf samples any branch then */
+	if (!(*mask & ~plm))
+		*mask |= PERF_SAMPLE_BRANCH_ANY;
+	return 0;
+}
+
+/*
+ * perf's config terms (its evsel config_terms): they change how perf record configures the
+ * event, not what the event is, so they are kept in ev->terms for evlist_config(). Return: 0
+ * when t was one, 1 when it is not, -1 on error.
+ */
+static int apply_config_term(struct pstate *ps, struct event_spec *ev, const struct term *t)
+{
+	struct event_terms *c = &ev->terms;
+	const char *k = t->key;
+	bool bare = !t->val;
+
+	if (!strcmp(k, "call-graph")) {
+		if (!t->val)
+			return fail(ps, t->kpos, "expected string value");
+		if (!strcmp(t->val, "fp") || !strcmp(t->val, "no")) {
+			c->callgraph_set = true;
+			c->callgraph = t->val[0] == 'f';
+			return 0;
+		}
+		if (!strncmp(t->val, "dwarf", 5) || !strncmp(t->val, "lbr", 3))
+			return fail(ps, t->vpos,
+				    "call-graph=%s: prec records frame-pointer call graphs only for "
+				    "now (call-graph=fp)",
+				    t->val);
+		return fail(ps, t->vpos, "call-graph=%s: unknown method (fp, no)", t->val);
+	}
+	if (!strcmp(k, "stack-size") || !strcmp(k, "max-stack") || !strcmp(k, "time") ||
+	    !strcmp(k, "nr")) {
+		if (!t->is_num || bare)
+			return fail(ps, t->vpos, "expected numeric value");
+		if (k[0] == 's') {
+			c->stack_size_set = t->num > 0;
+		} else if (k[0] == 'm') {
+			if (t->num > 65535)
+				return fail(ps, t->vpos, "max-stack=%llu: the limit is 65535",
+					    (unsigned long long)t->num);
+			c->max_stack = (unsigned)t->num;
+		} else if (k[0] == 't') {
+			c->time_set = true;
+			c->time = t->num != 0;
+		} else {
+			return fail(ps, t->kpos,
+				    "term 'nr' (stop after N samples) is not supported by prec");
+		}
+		return 0;
+	}
+	if (!strcmp(k, "inherit") || !strcmp(k, "no-inherit")) {
+		if (!bare)
+			return fail(ps, t->vpos, "'%s' takes no value", k);
+		c->inherit_set = true;
+		c->inherit = k[0] == 'i';
+		return 0;
+	}
+	if (!strcmp(k, "no-overwrite")) {
+		if (!bare)
+			return fail(ps, t->vpos, "'%s' takes no value", k);
+		return 0;
+	}
+	if (!strcmp(k, "overwrite"))
+		return fail(ps, t->kpos,
+			    "term 'overwrite' (a backward ring buffer) is not supported by prec: it "
+			    "reads forward ring buffers only");
+	if (!strcmp(k, "aux-output")) {
+		c->aux_output = !t->is_num || t->num;
+		return 0;
+	}
+	if (!strcmp(k, "aux-sample-size"))
+		return fail(ps, t->kpos, "No AUX area event to sample");
+	if (!strcmp(k, "branch_type")) {
+		const char *bad = NULL;
+
+		if (!t->val)
+			return fail(ps, t->kpos, "expected string value");
+		if (strcmp(t->val, "no")) {
+			if (parse_branch_filter(t->val, &c->branch_sample_type, &bad))
+				return fail(ps, t->vpos, "unknown branch filter %.*s, check man page",
+					    (int)strcspn(bad, ","), bad);
+			c->branch_set = true;
+		} else {
+			c->branch_set = false;
+		}
+		return 0;
+	}
+	if (!strcmp(k, "driver-config"))
+		return fail(ps, t->kpos, "term 'driver-config' is not supported by prec");
+	return 1;
+}
+
+#define CONFIG_TERMS                                                                               \
+	"call-graph,stack-size,max-stack,inherit,no-inherit,overwrite,no-overwrite,time,branch_type,"  \
+	"aux-output,aux-sample-size,nr"
+#define COMMON_TERMS "config,config1,config2,name,period,freq,alt-period,hf-period," CONFIG_TERMS
 
 /*
  * Apply one of the terms every event takes. Return: 0 when applied, 1 when t is not such a term
@@ -499,9 +629,10 @@ static int apply_common_term(struct pstate *ps, int idx, const struct term *t)
 	} else if (!strcmp(k, "metric-id") || !strcmp(k, "percore")) {
 		/* perf stat's business: no effect on what is recorded */
 	} else {
-		for (size_t i = 0; i < sizeof(perf_only_terms) / sizeof(perf_only_terms[0]); i++)
-			if (!strcmp(k, perf_only_terms[i]))
-				return fail(ps, t->kpos, "term '%s' is not supported by prec", k);
+		int r = apply_config_term(ps, ev, t);
+
+		if (r <= 0)
+			return r;
 		if (k[0] == '@')
 			return fail(ps, t->kpos,
 				    "driver config terms (@...) are not supported by prec");
@@ -522,6 +653,26 @@ static int apply_event_terms(struct pstate *ps, int idx, const struct terms *ts)
 			fail(ps, ts->t[i].kpos, "unknown term '%s'", ts->t[i].key);
 			fail_help(ps, "valid terms: " COMMON_TERMS);
 			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Terms on tracepoints: as perf, only the config terms (no period, name, config ...). */
+static int apply_tracepoint_terms(struct pstate *ps, int first, const struct terms *ts)
+{
+	for (int i = 0; i < ts->nr; i++) {
+		for (int e = first; e < ps->nr; e++) {
+			int r = apply_config_term(ps, &ps->ev[e], &ts->t[i]);
+
+			if (r > 0) {
+				fail(ps, ts->t[i].kpos, "unknown term");
+				fail_help(ps, "valid terms: " CONFIG_TERMS);
+			}
+			if (r) {
+				drop_events(ps, first);
+				return -1;
+			}
 		}
 	}
 	return 0;
@@ -1307,12 +1458,11 @@ static int add_slash_event(struct pstate *ps, int ts, int slash, int close, int 
 		*colon = '\0';
 		r = add_numeric(ps, head, colon + 1, ts, &terms);
 		if (r == 0) {
-			if (terms.nr) {
-				fail(ps, terms.t[0].kpos, "unknown term '%s'", terms.t[0].key);
-				fail_help(ps, "tracepoints take no terms in prec");
-				goto out;
-			}
+			int first = ps->nr;
+
 			r = add_tracepoints(ps, head, colon + 1, ts) < 0 ? -1 : 1;
+			if (r > 0 && apply_tracepoint_terms(ps, first, &terms) < 0)
+				r = -1;
 		}
 		ret = r < 0 ? -1 : 0;
 		goto out;

@@ -43,6 +43,20 @@ struct event_spec {
 	 * perf does; the opener looks at the leader's.
 	 */
 	char *group_name;
+	/*
+	 * perf's per-event config terms (evsel__apply_config_terms()), applied over the command's
+	 * options by evlist_config(). A *_set flag says the term was given.
+	 */
+	struct event_terms {
+		bool callgraph_set, callgraph;	/* call-graph=fp (true) or no (false) */
+		bool stack_size_set;		/* stack-size=: dwarf's, so it only resets -g */
+		unsigned max_stack;		/* max-stack=N; 0: not given */
+		bool inherit_set, inherit;	/* inherit, no-inherit */
+		bool time_set, time;		/* time=0|1 */
+		bool aux_output;		/* aux-output */
+		bool branch_set;		/* branch_type=...: branch_sample_type below */
+		unsigned long long branch_sample_type;
+	} terms;
 };
 
 struct event_list {
@@ -76,6 +90,17 @@ void parse_events_print_error(const char *str, const struct parse_error *err);
  * Return: 0, or -1 with a message printed when that event is not a tracepoint.
  */
 int parse_filter(struct event_list *list, const char *filter);
+
+/**
+ * parse_branch_filter - perf's branch filter words (-j, branch_type=): any, any_call, any_ret,
+ * ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type, u, k, hv, comma-separated.
+ * @str: the words
+ * @mask: receives the PERF_SAMPLE_BRANCH_* bits; a list of privilege words alone (u, k, hv) gets
+ *	PERF_SAMPLE_BRANCH_ANY too, as perf does
+ *
+ * Return: 0, or -EINVAL with *bad pointing at the word that is not one of them.
+ */
+int parse_branch_filter(const char *str, unsigned long long *mask, const char **bad);
 
 /**
  * event_list_free - free the events and their strings; the list is then empty and reusable.

@@ -21,6 +21,7 @@
 
 #include "overhead/collect.h"
 #include "prec.h"
+#include "record/cgroups.h"
 #include "record/counters.h"
 #include "record/overhead.h"
 #include "record/parse-events.h"
@@ -44,6 +45,7 @@
 static const struct record_hook *const hooks[] = {
 	&overhead_hook,
 	&counters_hook,
+	&cgroups_hook,
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -93,6 +95,23 @@ enum {
 	OPT_AUX_SAMPLE,
 	OPT_OFF_CPU,
 	OPT_SUMMARY,
+	/* perf's attr options */
+	OPT_USER_REGS,
+	OPT_TRANSACTION,
+	OPT_PHYS_DATA,
+	OPT_DATA_PAGE_SIZE,
+	OPT_CODE_PAGE_SIZE,
+	OPT_SAMPLE_IDENTIFIER,
+	OPT_ALL_KERNEL,
+	OPT_ALL_USER,
+	OPT_STRICT_FREQ,
+	OPT_RUNNING_TIME,
+	OPT_GROUP,
+	OPT_KERNEL_CALLCHAINS,
+	OPT_USER_CALLCHAINS,
+	OPT_ALL_CGROUPS,
+	OPT_NAMESPACES,
+	OPT_EXCLUDE_PERF,
 };
 
 static const struct option long_options[] = {
@@ -160,10 +179,37 @@ static const struct option long_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
+	/* perf's attr options */
+	{ "branch-any", no_argument, NULL, 'b' },
+	{ "branch-filter", required_argument, NULL, 'j' },
+	{ "intr-regs", optional_argument, NULL, 'I' },
+	{ "user-regs", optional_argument, NULL, OPT_USER_REGS },
+	{ "weight", no_argument, NULL, 'W' },
+	{ "transaction", no_argument, NULL, OPT_TRANSACTION },
+	{ "phys-data", no_argument, NULL, OPT_PHYS_DATA },
+	{ "data-page-size", no_argument, NULL, OPT_DATA_PAGE_SIZE },
+	{ "code-page-size", no_argument, NULL, OPT_CODE_PAGE_SIZE },
+	{ "sample-identifier", no_argument, NULL, OPT_SAMPLE_IDENTIFIER },
+	{ "raw-samples", no_argument, NULL, 'R' },
+	{ "no-samples", no_argument, NULL, 'n' },
+	{ "all-kernel", no_argument, NULL, OPT_ALL_KERNEL },
+	{ "all-user", no_argument, NULL, OPT_ALL_USER },
+	{ "strict-freq", no_argument, NULL, OPT_STRICT_FREQ },
+	{ "running-time", no_argument, NULL, OPT_RUNNING_TIME },
+	{ "group", no_argument, NULL, OPT_GROUP },
+	{ "kernel-callchains", no_argument, NULL, OPT_KERNEL_CALLCHAINS },
+	{ "user-callchains", no_argument, NULL, OPT_USER_CALLCHAINS },
+	{ "all-cgroups", no_argument, NULL, OPT_ALL_CGROUPS },
+	{ "namespaces", no_argument, NULL, OPT_NAMESPACES },
+	{ "exclude-perf", no_argument, NULL, OPT_EXCLUDE_PERF },
+	{ "cgroup", required_argument, NULL, 'G' },
+	{ "uid", required_argument, NULL, 'u' },
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char short_options[] = "+:e:F:c:gaC:p:t:o:z::m:TdPik:BNqvh" "sD:r:S::";
+static const char short_options[] = "+:e:F:c:gaC:p:t:o:z::m:TdPik:BNqvh"
+				    "sD:r:S::"	  /* perf's session options */
+				    "bj:I::WRnG:u:"; /* perf's attr options */
 
 static void usage(FILE *f)
 {
@@ -255,8 +301,93 @@ static void usage(FILE *f)
 	      "                            own words (also PREC_SUMMARY=perf)\n"
 	      "    -q, --quiet             no messages but errors\n"
 	      "    -v, --verbose           more messages (repeatable)\n"
-	      "    -h, --help              this help\n",
+	      "    -h, --help              this help\n"
+	      "perf's attr options (each sets the bits perf record sets):\n"
+	      "    -b, --branch-any        sample any taken branch (needs a PMU with branch stacks)\n"
+	      "    -j, --branch-filter <filter>\n"
+	      "                            sample these branches: any, any_call, any_ret, ind_call,\n"
+	      "                            ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type,\n"
+	      "                            stack, hw_index, priv, u, k, hv (comma-separated)\n"
+	      "    -I, --intr-regs[=<regs>]\n"
+	      "                            sample registers at the interrupt (-I? lists them)\n"
+	      "        --user-regs[=<regs>]\n"
+	      "                            sample user registers (--user-regs=? lists them)\n"
+	      "    -W, --weight            sample the weight\n"
+	      "        --transaction       sample transaction flags (perf 6.1 sets no bit for it)\n"
+	      "        --phys-data         sample physical data addresses\n"
+	      "        --data-page-size    sample the page size of data addresses\n"
+	      "        --code-page-size    sample the page size of code addresses\n"
+	      "        --sample-identifier put the id first in every sample (IDENTIFIER)\n"
+	      "    -R, --raw-samples       sample raw data, time and CPU\n"
+	      "    -n, --no-samples        do not sample (side-band only)\n"
+	      "        --all-kernel        only kernel mode for every event\n"
+	      "        --all-user          only user mode for every event\n"
+	      "        --strict-freq       fail when -F is above the kernel's limit\n"
+	      "        --running-time      record the enabled and running times of reads\n"
+	      "        --group             put all the events in one group\n"
+	      "        --kernel-callchains only kernel call chains\n"
+	      "        --user-callchains   only user call chains\n"
+	      "        --all-cgroups       record cgroup events and the cgroup in every sample\n"
+	      "        --namespaces        record namespace events\n"
+	      "        --exclude-perf      the tracepoint -e before it ignores prec itself\n"
+	      "    -G, --cgroup <cgroups>  not yet in prec (perf: count in these cgroups only)\n"
+	      "    -u, --uid <user>        not yet in prec (perf: the processes of a user)\n",
 	      f);
+}
+
+#if defined(__x86_64__)
+/* perf's x86 register names, by their bit in sample_regs_* (asm/perf_regs.h). */
+static const char *const reg_names[] = {
+	"AX", "BX", "CX", "DX", "SI", "DI", "BP", "SP", "IP", "FLAGS", "CS", "SS",
+	NULL, NULL, NULL, NULL, /* DS ES FS GS: not sampled in 64-bit mode */
+	"R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15",
+};
+#else
+static const char *const reg_names[] = { NULL };
+#endif
+#define NR_REG_NAMES (sizeof(reg_names) / sizeof(reg_names[0]))
+
+/*
+ * -I and --user-regs: no list means every register perf samples; "?" lists them as perf does.
+ * Return: -1 and *mask, or an exit status.
+ */
+static int parse_regs(const char *opt, const char *s, unsigned long long *mask)
+{
+	unsigned long long all = 0;
+
+	for (size_t i = 0; i < NR_REG_NAMES; i++)
+		if (reg_names[i])
+			all |= 1ULL << i;
+	if (!all)
+		return usage_error("record", "%s: prec knows the registers of x86_64 only", opt);
+	if (!s) {
+		*mask = all;
+		return -1;
+	}
+	if (!strcmp(s, "?")) {
+		fputs("available registers:", stderr);
+		for (size_t i = 0; i < NR_REG_NAMES; i++)
+			if (reg_names[i])
+				fprintf(stderr, " %s", reg_names[i]);
+		fputs(" \n", stderr);
+		return 129;
+	}
+	*mask = 0;
+	while (*s) {
+		size_t n = strcspn(s, ","), i;
+
+		for (i = 0; i < NR_REG_NAMES; i++)
+			if (reg_names[i] && strlen(reg_names[i]) == n && !strncasecmp(s, reg_names[i], n))
+				break;
+		if (i == NR_REG_NAMES)
+			return usage_error("record", "%s: Unknown register \"%.*s\", check man page "
+					   "or run \"prec record %s?\"", opt, (int)n, s, opt);
+		*mask |= 1ULL << i;
+		s += n;
+		if (*s)
+			s++;
+	}
+	return -1;
 }
 
 static const struct {
@@ -654,12 +785,105 @@ static int parse_session_option(struct record_opts *o, int c, const char *arg)
 struct pending_event {
 	const char *str;
 	const char *filter;
+	bool exclude_perf; /* --exclude-perf */
 };
 
-static int parse_options(struct record_opts *o, int argc, char **argv, struct pending_event **evs,
-			 int *nr_evs, struct event_list *count_events)
+/*
+ * perf's attr options, into ao. Return: -1 when c was one and is fine, -2 when c is not one of
+ * them, else the exit status.
+ */
+static int parse_attr_option(int c, struct record_attr_opts *ao, struct pending_event *evs,
+			     int nr_evs)
 {
-	int c;
+	const char *bad = NULL;
+
+	switch (c) {
+	case 'b':
+		ao->branch_stack = PERF_SAMPLE_BRANCH_ANY;
+		return -1;
+	case 'j':
+		if (parse_branch_filter(optarg, &ao->branch_stack, &bad))
+			return usage_error("record", "unknown branch filter %.*s, check man page",
+					   (int)strcspn(bad, ","), bad);
+		return -1;
+	case 'I':
+		return parse_regs("-I", optarg, &ao->intr_regs);
+	case OPT_USER_REGS:
+		return parse_regs("--user-regs", optarg, &ao->user_regs);
+	case 'W':
+		ao->weight = true;
+		return -1;
+	case OPT_TRANSACTION:
+		/* perf 6.1 takes it and sets no sample bit for it (checked with perf evlist -v) */
+		return -1;
+	case OPT_PHYS_DATA:
+		ao->phys_data = true;
+		return -1;
+	case OPT_DATA_PAGE_SIZE:
+		ao->data_page_size = true;
+		return -1;
+	case OPT_CODE_PAGE_SIZE:
+		ao->code_page_size = true;
+		return -1;
+	case OPT_SAMPLE_IDENTIFIER:
+		ao->sample_identifier = true;
+		return -1;
+	case 'R':
+		ao->raw_samples = true;
+		return -1;
+	case 'n':
+		ao->no_samples = true;
+		return -1;
+	case OPT_ALL_KERNEL:
+		ao->all_kernel = true;
+		return -1;
+	case OPT_ALL_USER:
+		ao->all_user = true;
+		return -1;
+	case OPT_STRICT_FREQ:
+		ao->strict_freq = true;
+		return -1;
+	case OPT_RUNNING_TIME:
+		ao->running_time = true;
+		return -1;
+	case OPT_GROUP:
+		ao->group = true;
+		return -1;
+	case OPT_KERNEL_CALLCHAINS:
+		ao->kernel_callchains = true;
+		return -1;
+	case OPT_USER_CALLCHAINS:
+		ao->user_callchains = true;
+		return -1;
+	case OPT_ALL_CGROUPS:
+		ao->all_cgroups = true;
+		return -1;
+	case OPT_NAMESPACES:
+		ao->namespaces = true;
+		return -1;
+	case 'G':
+		/* perf's checks first, so that a command line perf refuses gets perf's reason */
+		if (!nr_evs)
+			return usage_error("record", "must define events before cgroups");
+		return usage_error("record", "-G/--cgroup is not supported by prec yet");
+	case 'u':
+		return usage_error("record", "-u/--uid is not supported by prec yet: give the "
+				   "processes with -p");
+	case OPT_EXCLUDE_PERF:
+		if (!nr_evs)
+			return usage_error("record", "--exclude-perf option should follow a -e "
+					   "tracepoint option");
+		evs[nr_evs - 1].exclude_perf = true;
+		return -1;
+	default:
+		return -2;
+	}
+}
+
+static int parse_options(struct record_opts *o, int argc, char **argv, struct pending_event **evs,
+			 int *nr_evs, struct event_list *count_events, struct record_attr_opts *ao)
+{
+	int c, r;
 
 	o->output = NULL;
 	o->freq = DEFAULT_FREQ;
@@ -670,12 +894,19 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 	o->perf_summary = getenv("PREC_SUMMARY") && !strcmp(getenv("PREC_SUMMARY"), "perf");
 	opterr = 0;
 	optind = 1;
+	o->attr = ao;
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+		r = parse_attr_option(c, ao, *evs, *nr_evs);
+		if (r != -2) {
+			if (r >= 0)
+				return r;
+			continue;
+		}
 		switch (c) {
 		case 'e':
 			*evs = xrealloc(*evs, (*nr_evs + 1) * sizeof(**evs));
+			memset(&(*evs)[*nr_evs], 0, sizeof(**evs));
 			(*evs)[*nr_evs].str = optarg;
-			(*evs)[*nr_evs].filter = NULL;
 			(*nr_evs)++;
 			break;
 		case OPT_FILTER:
@@ -847,6 +1078,22 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 	return -1;
 }
 
+/* What perf record refuses before it opens anything. Return: -1, or the exit status. */
+static int check_attr_options(const struct record_opts *o, const struct record_attr_opts *ao)
+{
+	u64 max = 0;
+
+	if (ao->strict_freq && o->freq_set && !o->period_set &&
+	    !read_sysctl_u64("/proc/sys/kernel/perf_event_max_sample_rate", &max) &&
+	    o->freq > max) {
+		error("Maximum frequency rate (%llu Hz) exceeded. Please use -F freq option with a "
+		      "lower value or consider tweaking /proc/sys/kernel/perf_event_max_sample_rate.",
+		      (unsigned long long)max);
+		return 1;
+	}
+	return -1;
+}
+
 static int parse_event_args(struct event_list *events, const struct pending_event *evs, int nr_evs)
 {
 	for (int i = 0; i < nr_evs; i++) {
@@ -859,6 +1106,14 @@ static int parse_event_args(struct event_list *events, const struct pending_even
 		}
 		if (evs[i].filter && parse_filter(events, evs[i].filter))
 			return -1;
+		if (evs[i].exclude_perf) {
+			char f[64];
+
+			/* perf's --exclude-perf: the recorder's own pid, as a tracepoint filter */
+			snprintf(f, sizeof(f), "common_pid != %d", (int)getpid());
+			if (parse_filter(events, f))
+				return -1;
+		}
 	}
 	return 0;
 }
@@ -941,6 +1196,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts opts, *o = &opts;
 	struct event_list events, count_events;
 	struct pending_event *evs = NULL;
+	struct record_attr_opts attr_opts;
 	int nr_evs = 0, ret = 1, err;
 	struct stat st;
 
@@ -950,7 +1206,11 @@ int cmd_record(int argc, char **argv)
 	o->orig_argc = argc;
 	o->orig_argv = (const char **)argv;
 
-	err = parse_options(o, argc, argv, &evs, &nr_evs, &count_events);
+	memset(&attr_opts, 0, sizeof(attr_opts));
+	err = parse_options(o, argc, argv, &evs, &nr_evs, &count_events, &attr_opts);
+	if (err >= 0)
+		goto out_usage;
+	err = check_attr_options(o, &attr_opts);
 	if (err >= 0)
 		goto out_usage;
 	if (o->pid_list || o->tid_list) {

@@ -377,6 +377,13 @@ static void test_kernel_records(void)
 	pd_buf_reset(&b);
 	is(pd_encode_lost_samples(&b, &a, 17, &id), 0, "LOST_SAMPLES");
 	is(((const struct pd_record_header *)b.data)->size, 24, "LOST_SAMPLES size");
+	pd_buf_reset(&b);
+	is(pd_encode_cgroup(&b, &a, 0x1234, "/system.slice", &id), 0, "CGROUP");
+	h = (const void *)b.data;
+	ok(h->type == PERF_RECORD_CGROUP && h->size == 8 + 8 + 16 + 8 &&
+		   *(const u64 *)(const void *)(b.data + 8) == 0x1234 &&
+		   !strcmp((const char *)b.data + 16, "/system.slice"),
+	   "CGROUP: id, the path padded to 16, the trailer");
 	pd_buf_release(&b);
 }
 

@@ -379,8 +379,16 @@ static const struct bad generic_bad[] = {
     {"cpu-clock:P", 10, "modifier 'P'", NULL},
     {"cpu-clock:W", 10, "modifier 'W' (weak group)", NULL},
     {"cpu-clock:b", 10, "modifier 'b'", NULL},
-    {"cpu-clock/call-graph=fp/", 10, "term 'call-graph' is not supported by prec", NULL},
-    {"cpu-clock/inherit=0/", 10, "term 'inherit' is not supported by prec", NULL},
+    {"cpu-clock/call-graph=dwarf/", 21, "frame-pointer call graphs only", NULL},
+    {"cpu-clock/call-graph=lbr/", 21, "frame-pointer call graphs only", NULL},
+    {"cpu-clock/call-graph=xx/", 21, "unknown method", NULL},
+    {"cpu-clock/overwrite/", 10, "term 'overwrite' (a backward ring buffer)", NULL},
+    {"cpu-clock/nr=3/", 10, "term 'nr'", NULL},
+    {"cpu-clock/aux-sample-size=4096/", 10, "No AUX area event to sample", NULL},
+    {"cpu-clock/branch_type=foo/", 22, "unknown branch filter foo", NULL},
+    /* perf's grammar takes inherit and no-inherit bare */
+    {"cpu-clock/inherit=0/", 18, "'inherit' takes no value", NULL},
+    {"cpu-clock/max-stack=x/", 20, "expected numeric value", NULL},
     {"cpu-clock/@cfg1/", 10, "driver config terms", NULL},
     /* the alternating-period terms need a value */
     {"cpu-clock/alt-period=0/", 21, "non-zero", NULL},
@@ -731,8 +739,19 @@ static void test_tracepoints(void)
 	       strstr(err.msg, "no tracepoint matches"),
 	   "a wildcard that matches nothing");
 	ok(parse_events(&l, "sched:sched_switch/period=3/", &err) == -1 && err.pos == 19 &&
-	       strstr(err.msg, "unknown term 'period'"),
-	   "tracepoints take no terms (perf: only call-graph and stack-size)");
+	       !strcmp(err.msg, "unknown term") && strstr(err.help, "call-graph,stack-size"),
+	   "tracepoints take the config terms only, as perf: no period=");
+	if (parse_ok(&l, "sched:sched_switch/max-stack=3,call-graph=fp,no-inherit/") == 0 &&
+	    l.nr == 1) {
+		const struct event_terms *c = &l.ev[0].terms;
+
+		ok(c->max_stack == 3 && c->callgraph_set && c->callgraph && c->inherit_set &&
+			   !c->inherit && !strcmp(l.ev[0].name, "sched:sched_switch"),
+		   "a tracepoint keeps its config terms and its name");
+	} else {
+		ok(0, "sched:sched_switch/max-stack=3,.../ parses");
+	}
+	event_list_free(&l);
 	ok(parse_events(&l, "sched:sched_switch/alt-period=3/", &err) == -1,
 	   "no alt-period on tracepoints");
 
@@ -872,6 +891,59 @@ static const char *fixture_root(void)
 	return NULL;
 }
 
+/* perf's config terms: kept per event for the recorder (perf record -e ... -vv shows them). */
+static void test_config_terms(void)
+{
+	struct event_list l = {0};
+	unsigned long long mask = 0;
+	const char *bad = NULL;
+
+	if (parse_ok(&l, "cpu-clock/call-graph=fp,max-stack=4,period=12345,name=foo,no-inherit/") ==
+		0 &&
+	    l.nr == 1) {
+		const struct event_spec *e = &l.ev[0];
+
+		ok(e->terms.callgraph_set && e->terms.callgraph && e->terms.max_stack == 4 &&
+			   e->terms.inherit_set && !e->terms.inherit && e->has_period &&
+			   e->attr.sample_period == 12345 && !strcmp(e->name, "foo"),
+		   "call-graph=fp,max-stack=4,period=,name=,no-inherit");
+	} else {
+		ok(0, "cpu-clock/call-graph=fp,.../ parses");
+	}
+	event_list_free(&l);
+	if (parse_ok(&l, "cpu-clock/call-graph=no,time=0,inherit,stack-size=100,no-overwrite/") ==
+		0 &&
+	    l.nr == 1) {
+		const struct event_terms *c = &l.ev[0].terms;
+
+		ok(c->callgraph_set && !c->callgraph && c->time_set && !c->time && c->inherit_set &&
+			   c->inherit && c->stack_size_set && !c->max_stack,
+		   "call-graph=no,time=0,inherit,stack-size=,no-overwrite");
+	} else {
+		ok(0, "cpu-clock/call-graph=no,.../ parses");
+	}
+	event_list_free(&l);
+	if (parse_ok(&l, "cpu-clock/branch_type=any_call,aux-output/") == 0 && l.nr == 1)
+		ok(l.ev[0].terms.branch_set &&
+			   l.ev[0].terms.branch_sample_type == PERF_SAMPLE_BRANCH_ANY_CALL &&
+			   l.ev[0].terms.aux_output,
+		   "branch_type= and aux-output");
+	else
+		ok(0, "cpu-clock/branch_type=any_call,aux-output/ parses");
+	event_list_free(&l);
+
+	/* perf's -j words; privilege levels alone mean any branch */
+	ok(parse_branch_filter("any_call,u", &mask, &bad) == 0 &&
+		   mask == (PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_USER),
+	   "-j any_call,u");
+	ok(parse_branch_filter("u,k", &mask, &bad) == 0 &&
+		   mask == (PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER |
+			    PERF_SAMPLE_BRANCH_KERNEL),
+	   "-j u,k samples any branch");
+	ok(parse_branch_filter("any,foo", &mask, &bad) == -EINVAL && bad && !strcmp(bad, "foo"),
+	   "-j any,foo: foo is the bad word");
+}
+
 int main(void)
 {
 	const char *fix = fixture_root();
@@ -888,6 +960,7 @@ int main(void)
 	test_terms();
 	test_breakpoints();
 	test_tracepoints();
+	test_config_terms();
 	test_print_error();
 
 	/* this machine's msr PMU, when it has one (perf record -a -e msr/tsc/ -vv: type 9) */
