@@ -242,6 +242,24 @@ int pd_tracing_parse(const void *data, size_t len, unsigned flags, struct tep_ha
 		     size_t *used);
 
 /* ---------------------------------------------------------------------------------------- */
+/* prec's own synthetic events: a tracepoint in a file, a bpf-output event in a stream. */
+
+/**
+ * pd_prec_event_id - the tracepoint id of one of prec's own events, in either form.
+ *
+ * Return: the id (PD_PREC_EVENT_ID_BASE to PD_PREC_EVENT_ID_MAX), or 0 for any other attr and
+ * for NULL.
+ */
+u64 pd_prec_event_id(const struct perf_event_attr *a);
+/**
+ * pd_prec_event_stream_attr - turn the tracepoint form of one of prec's events into the form
+ * it takes in a stream (pipe mode); any other attr is left as it is.
+ *
+ * Return: true when a was changed.
+ */
+bool pd_prec_event_stream_attr(struct perf_event_attr *a);
+
+/* ---------------------------------------------------------------------------------------- */
 /* Writer. */
 
 struct pd_writer;

@@ -11,7 +11,9 @@
  * Pipe mode writes what `perf record -o -` writes: the 16-byte header, one HEADER_ATTR per
  * event, then the features perf can take as HEADER_FEATURE records and the end-of-features
  * marker, then HEADER_TRACING_DATA (a 16-byte record followed by the tracing blob, which the
- * record's size does not count), then the data.
+ * record's size does not count), then the data. The tracing data goes out only when the
+ * kernel's tracepoints need it; otherwise prec's own events take their stream form
+ * (format/prec-event.c).
  *
  * With compression, the records given to pd_writer_write() go into one zstd stream, flushed in
  * chunks no larger than mmap_len - 64 KiB so that what one chunk decompresses to, plus an event
@@ -1050,6 +1052,20 @@ static int emit_pipe_build_ids(struct pd_writer *w, const u8 *p, size_t len)
 }
 
 /*
+ * A stream carries tracing data only for the tracepoints of the kernel (format/prec-event.c says
+ * why); without them prec's own events go out in their stream form. With them perf's pipe tools
+ * fail on the stream as on perf's own, and prec's events stay tracepoints that print by field.
+ */
+static bool pipe_needs_tracing(const struct pd_writer *w)
+{
+	for (u32 i = 0; i < w->nr_attrs; i++)
+		if (w->attrs[i].attr.type == PERF_TYPE_TRACEPOINT &&
+		    !pd_prec_event_id(&w->attrs[i].attr))
+			return true;
+	return false;
+}
+
+/*
  * perf takes as HEADER_FEATURE records only the features it can synthesise itself (FEAT_OPR in
  * util/header.c); the others it would ignore or, for bits it does not know, fail on.
  */
@@ -1080,7 +1096,7 @@ static int emit_pipe_feature(struct pd_writer *w, unsigned bit, const void *payl
 	if (err)
 		return err;
 	if (bit == PD_FEAT_TRACING_DATA)
-		return emit_pipe_tracing(w, payload, len);
+		return pipe_needs_tracing(w) ? emit_pipe_tracing(w, payload, len) : 0;
 	if (bit == PD_FEAT_BUILD_ID)
 		return emit_pipe_build_ids(w, payload, len);
 	if (!pipe_feature_ok(bit)) {
@@ -1100,14 +1116,19 @@ static int begin_pipe(struct pd_writer *w)
 {
 	struct pd_pipe_file_header ph = { PD_MAGIC, sizeof(ph) };
 	struct pd_buf b = PD_BUF_INIT, scratch = PD_BUF_INIT;
+	bool stream_form = !pipe_needs_tracing(w);
 	unsigned bit;
 	u32 i;
 	int err;
 
 	err = emit(w, &ph, sizeof(ph), false);
 	for (i = 0; !err && i < w->nr_attrs; i++) {
+		struct perf_event_attr attr = w->attrs[i].attr;
+
+		if (stream_form)
+			pd_prec_event_stream_attr(&attr);
 		start_record(&b, PD_RECORD_HEADER_ATTR);
-		pd_buf_append(&b, &w->attrs[i].attr, PD_ATTR_SIZE);
+		pd_buf_append(&b, &attr, PD_ATTR_SIZE);
 		if (w->attrs[i].nr_ids)
 			pd_buf_append(&b, w->attrs[i].ids, w->attrs[i].nr_ids * sizeof(u64));
 		err = emit_header_record(w, &b);
@@ -1144,7 +1165,7 @@ static int begin_pipe(struct pd_writer *w)
 		pd_buf_u64(&b, PIPE_FEAT_END);
 		err = emit_header_record(w, &b);
 	}
-	if (!err && feat_isset(w, PD_FEAT_TRACING_DATA))
+	if (!err && feat_isset(w, PD_FEAT_TRACING_DATA) && pipe_needs_tracing(w))
 		err = emit_pipe_tracing(w, w->feat[PD_FEAT_TRACING_DATA].data,
 					w->feat[PD_FEAT_TRACING_DATA].len);
 	if (!err && feat_isset(w, PD_FEAT_BUILD_ID))

@@ -167,12 +167,12 @@ void overhead_sample_fill(struct pd_sample *s, const struct overhead_record *r, 
 /**
  * attr_is_prec_event - whether attr is one of prec's own synthetic events.
  *
- * Return: true for a tracepoint with an id in prec's range, false otherwise and for NULL.
+ * Return: true for a tracepoint with an id in prec's range (or its stream form), false
+ * otherwise and for NULL.
  */
 bool attr_is_prec_event(const struct perf_event_attr *attr)
 {
-	return attr && attr->type == PERF_TYPE_TRACEPOINT &&
-	       attr->config >= PD_PREC_EVENT_ID_BASE && attr->config <= PD_PREC_EVENT_ID_MAX;
+	return pd_prec_event_id(attr) != 0;
 }
 
 /**
@@ -182,7 +182,7 @@ bool attr_is_prec_event(const struct perf_event_attr *attr)
  */
 bool attr_is_overhead_event(const struct perf_event_attr *attr)
 {
-	return attr && attr->type == PERF_TYPE_TRACEPOINT && attr->config == OVERHEAD_EVENT_ID;
+	return pd_prec_event_id(attr) == OVERHEAD_EVENT_ID;
 }
 
 /**

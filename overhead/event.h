@@ -33,7 +33,8 @@
 /**
  * attr_is_prec_event - whether attr is one of prec's own synthetic events (prec:overhead and any
  * that come after it): a tracepoint with an id from PD_PREC_EVENT_ID_BASE to
- * PD_PREC_EVENT_ID_MAX. No counter and no workload stand behind their samples.
+ * PD_PREC_EVENT_ID_MAX, or the bpf-output event it becomes in a stream (pd_prec_event_id()).
+ * No counter and no workload stand behind their samples.
  *
  * Return: true for such an attr, false for any other and for NULL.
  */

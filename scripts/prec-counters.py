@@ -117,8 +117,11 @@ def _modifiers(flags, precise):
 
 
 def _prec_own(attr):
-    """prec's own synthetic tracepoint (prec:overhead): no counter stands behind it."""
+    """prec's own synthetic tracepoint (prec:overhead): no counter stands behind it. In a pipe
+    it is a bpf-output software event whose config1 is the tracepoint id."""
     typ, _size, config = struct.unpack_from("<IIQ", attr, 0)
+    if typ == 1 and config == 10 and len(attr) >= 64:
+        typ, config = 2, struct.unpack_from("<Q", attr, 56)[0]
     return typ == 2 and PREC_EVENT_ID_BASE <= config <= PREC_EVENT_ID_MAX
 
 

@@ -17,6 +17,7 @@
 
 import json
 import math
+import struct
 import sys
 
 TYPE_ORDER = ["sample", "stolen", "mux", "sideband", "throttle", "lost", "recorder", "write"]
@@ -44,24 +45,59 @@ def _note(what):
         errors.append(what)
 
 
+def _add(cpu, type, nr, time_ns, span_ns, source, estimated, reason):
+    global records
+    key = (int(cpu), _text(type), _text(source), int(estimated))
+    c = costs.get(key)
+    if c is None:
+        c = costs[key] = {"nr": 0, "time_ns": 0, "span_ns": 0, "reason": ""}
+    c["nr"] += int(nr)
+    c["time_ns"] += int(time_ns)
+    c["span_ns"] += int(span_ns)
+    r = _text(reason)
+    if r and not c["reason"]:
+        c["reason"] = r
+    records += 1
+
+
 def prec__overhead(event_name, context, common_cpu, common_secs, common_nsecs, common_pid,
                    common_comm, common_callchain, cpu, type, nr, time_ns, span_ns, source,
                    estimated, reason, perf_sample_dict):
-    global records
     try:
-        key = (int(cpu), _text(type), _text(source), int(estimated))
-        c = costs.get(key)
-        if c is None:
-            c = costs[key] = {"nr": 0, "time_ns": 0, "span_ns": 0, "reason": ""}
-        c["nr"] += int(nr)
-        c["time_ns"] += int(time_ns)
-        c["span_ns"] += int(span_ns)
-        r = _text(reason)
-        if r and not c["reason"]:
-            c["reason"] = r
-        records += 1
+        _add(cpu, type, nr, time_ns, span_ns, source, estimated, reason)
     except Exception as e:  # noqa: BLE001 - perf aborts on any exception
         _note("prec__overhead: %r" % (e,))
+
+
+# In a pipe (perf record -o -, perf inject) prec:overhead is not a tracepoint: perf 6.1's pipe
+# tools cannot carry tracing data, so its samples come as a bpf-output software event whose
+# config1 is the tracepoint id, with the same raw payload (see man/prec-data.5).
+OVERHEAD_EVENT_ID = 65000
+PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT = 1, 10
+
+
+def _is_stream_overhead(attr):
+    if attr is None or len(attr) < 64:
+        return False
+    typ, _size, config = struct.unpack_from("<IIQ", attr, 0)
+    config1 = struct.unpack_from("<Q", attr, 56)[0]
+    return (typ == PERF_TYPE_SOFTWARE and config == PERF_COUNT_SW_BPF_OUTPUT and
+            config1 == OVERHEAD_EVENT_ID)
+
+
+def _decode_raw(raw):
+    """The prec:overhead raw payload (overhead/event.h) as prec__overhead's arguments."""
+    raw = bytes(raw)
+    common_type, cpu = struct.unpack_from("<H6xq", raw, 0)
+    if common_type != OVERHEAD_EVENT_ID:
+        raise ValueError("common_type %d" % common_type)
+    nr, time_ns, span_ns = struct.unpack_from("<QQQ", raw, 32)
+    estimated, loc = struct.unpack_from("<II", raw, 72)
+    off, length = loc & 0xffff, loc >> 16
+    if off + length > len(raw):
+        raise ValueError("reason past the payload")
+    return (cpu, raw[16:32], nr, time_ns, span_ns, raw[56:72], estimated,
+            raw[off:off + length])
 
 
 def _count_sample(cpu):
@@ -75,6 +111,9 @@ def _count_sample(cpu):
 
 def process_event(param_dict):
     try:
+        if _is_stream_overhead(param_dict.get("attr")):
+            _add(*_decode_raw(param_dict["raw_buf"]))
+            return
         _count_sample(param_dict["sample"]["cpu"])
     except Exception as e:  # noqa: BLE001
         _note("process_event: %r" % (e,))

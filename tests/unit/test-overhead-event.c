@@ -432,6 +432,25 @@ static void test_attr_predicates(void)
 	ok(!attr_is_prec_event(&a) && !attr_is_overhead_event(&a),
 	   "the same config on another type is not prec's");
 	ok(!attr_is_prec_event(NULL) && !attr_is_overhead_event(NULL), "nor is no attr");
+
+	/* The form a stream carries them in: bpf-output with the id in config1. */
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = OVERHEAD_EVENT_ID;
+	ok(pd_prec_event_stream_attr(&a) && a.type == PERF_TYPE_SOFTWARE &&
+	   a.config == PERF_COUNT_SW_BPF_OUTPUT && a.config1 == OVERHEAD_EVENT_ID,
+	   "prec:overhead becomes bpf-output with its id in config1 in a stream");
+	ok(attr_is_prec_event(&a) && attr_is_overhead_event(&a) &&
+	   pd_prec_event_id(&a) == OVERHEAD_EVENT_ID, "and is still prec:overhead in that form");
+	ok(!pd_prec_event_stream_attr(&a), "turning it twice changes nothing");
+	a.config1 = PD_PREC_EVENT_ID_BASE - 1;
+	ok(!attr_is_prec_event(&a), "a bpf-output event with another config1 is not prec's");
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.config1 = OVERHEAD_EVENT_ID;
+	ok(!attr_is_overhead_event(&a), "nor is another software event with that config1");
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = 300;
+	ok(!pd_prec_event_stream_attr(&a) && a.type == PERF_TYPE_TRACEPOINT && a.config == 300,
+	   "a kernel tracepoint keeps its form");
 }
 
 int main(void)
