@@ -424,35 +424,13 @@ static int parse_clockid(const char *s, int *id)
 static int parse_mmap_pages(const char *s, unsigned *pages)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	char *end;
-	unsigned long long v, bytes = 0;
+	bool unit;
+	u64 v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
+	if (parse_size(s, &v, &unit))
 		return -1;
-	switch (*end) {
-	case 0:
-		break;
-	case 'B': case 'b':
-		bytes = v;
-		break;
-	case 'K': case 'k':
-		bytes = v << 10;
-		break;
-	case 'M': case 'm':
-		bytes = v << 20;
-		break;
-	case 'G': case 'g':
-		bytes = v << 30;
-		break;
-	default:
-		return -1;
-	}
-	if (*end && end[1])
-		return -1;
-	if (bytes)
-		v = (bytes + page - 1) / page;
+	if (unit)
+		v = v / page + (v % page != 0);
 	if (!v || v > (1ULL << 24))
 		return -1;
 	if (v & (v - 1)) {
@@ -497,29 +475,6 @@ static int parse_count_events(struct event_list *list, const char *events, char 
 
 /* ---------------------------------------------------------------------------------------- */
 /* The session's options: how the recording runs, as perf record's options of the same names. */
-
-/* A size with an optional B, K, M or G (perf's --max-size, --mmap-flush, --switch-output). */
-static int parse_size(const char *s, u64 *bytes)
-{
-	static const char units[] = "BKMG";
-	char *end;
-	const char *u;
-	u64 v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
-		return -EINVAL;
-	if (!*end) {
-		*bytes = v;
-		return 0;
-	}
-	u = strchr(units, *end & ~0x20);
-	if (!u || !*u || end[1])
-		return -EINVAL;
-	*bytes = v << (10 * (u - units));
-	return 0;
-}
 
 /* --switch-output's time: a number with s, m, h or d. */
 static int parse_switch_time(const char *s, u64 *ns)
@@ -690,7 +645,7 @@ static int parse_session_option(struct record_opts *o, int c, const char *arg)
 		o->no_buffering = true;
 		break;
 	case OPT_MMAP_FLUSH:
-		if (parse_size(arg, &o->mmap_flush) || !o->mmap_flush)
+		if (parse_size(arg, &o->mmap_flush, NULL) || !o->mmap_flush)
 			return usage_error("record", "--mmap-flush '%s': a size in bytes (B, K, "
 					   "M, G)", arg);
 		break;
@@ -701,14 +656,14 @@ static int parse_session_option(struct record_opts *o, int c, const char *arg)
 	case OPT_AFFINITY:
 		break;
 	case OPT_MAX_SIZE:
-		if (parse_size(arg, &o->max_size) || !o->max_size)
+		if (parse_size(arg, &o->max_size, NULL) || !o->max_size)
 			return usage_error("record", "--max-size '%s': a size (B, K, M, G)", arg);
 		break;
 	case OPT_SWITCH_OUTPUT:
 		o->timestamp_filename = true;
 		if (!arg || !strcmp(arg, "signal"))
 			o->switch_output = RECORD_SWITCH_SIGNAL;
-		else if (!parse_size(arg, &o->switch_size) && o->switch_size)
+		else if (!parse_size(arg, &o->switch_size, NULL) && o->switch_size)
 			o->switch_output = RECORD_SWITCH_SIZE;
 		else if (!parse_switch_time(arg, &o->switch_time_ns))
 			o->switch_output = RECORD_SWITCH_TIME;

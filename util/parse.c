@@ -71,3 +71,31 @@ int parse_duration(const char *s, u64 *ns)
 	*ns = (u64)llround(v);
 	return 0;
 }
+
+int parse_size(const char *s, u64 *bytes, bool *unit)
+{
+	static const char units[] = "BKMG";
+	const char *u;
+	char *end;
+	u64 v;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	if (unit)
+		*unit = *end;
+	if (!*end) {
+		*bytes = v;
+		return 0;
+	}
+	u = strchr(units, *end & ~0x20);
+	if (!u || !*u || end[1])
+		return -EINVAL;
+	if (v > (UINT64_MAX >> (10 * (u - units))))
+		return -EINVAL;
+	*bytes = v << (10 * (u - units));
+	return 0;
+}

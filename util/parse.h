@@ -7,6 +7,8 @@
 #ifndef PREC_UTIL_PARSE_H
 #define PREC_UTIL_PARSE_H
 
+#include <stdbool.h>
+
 #include "format/ondisk.h"
 
 /**
@@ -32,5 +34,16 @@ int parse_percent(const char *s, double *v);
  * Return: 0 with *ns set, or -EINVAL.
  */
 int parse_duration(const char *s, u64 *ns);
+
+/**
+ * parse_size - parse a size in bytes: a decimal number, alone or followed by one of B, K, M or G
+ * (either case; K is 1024 bytes), as perf record's --max-size, --mmap-flush and -m take it.
+ * @s: the text
+ * @bytes: the size, in bytes when a unit was given, else the bare number
+ * @unit: set to whether a unit was given (-m counts pages without one); may be NULL
+ *
+ * Return: 0 with *bytes set, or -EINVAL (no number, another unit, or more than 2^64 bytes).
+ */
+int parse_size(const char *s, u64 *bytes, bool *unit);
 
 #endif

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The option value parsers of util/parse.h: what each accepts, what it refuses, and the
- * duration's units (a bare number is milliseconds, as perf stat -I takes it).
+ * duration's units (a bare number is milliseconds, as perf stat -I takes it), the size's units.
  */
 #include <errno.h>
+#include <stdbool.h>
 
 #include "tests/tap.h"
 #include "util/parse.h"
@@ -74,10 +75,41 @@ static void test_duration(void)
 	is(parse_duration(NULL, &ns), -EINVAL, "duration: NULL");
 }
 
+static void test_size(void)
+{
+	static const struct {
+		const char *s;
+		u64 bytes;
+		bool unit;
+	} good[] = {
+		{ "0", 0, false }, { "4096", 4096, false }, { "512B", 512, true }, { "64K", 65536, true },
+		{ "64k", 65536, true }, { "2M", 2ULL << 20, true }, { "1g", 1ULL << 30, true },
+		{ "17179869183G", 17179869183ULL << 30, true },
+	};
+	static const char *const bad[] = {
+		"", "K", "-1", "+1", " 1", "1T", "1KB", "1 K", "1.5M", "17179869184G",
+		"18446744073709551616",
+	};
+	u64 bytes;
+	bool unit;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		bytes = 1;
+		unit = !good[i].unit;
+		is(parse_size(good[i].s, &bytes, &unit), 0, good[i].s);
+		ok(bytes == good[i].bytes, good[i].s);
+		is(unit, good[i].unit, good[i].s);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		is(parse_size(bad[i], &bytes, NULL), -EINVAL, bad[i]);
+	is(parse_size(NULL, &bytes, NULL), -EINVAL, "size: NULL");
+}
+
 int main(void)
 {
 	test_u64();
 	test_percent();
 	test_duration();
+	test_size();
 	return done_testing();
 }
