@@ -64,6 +64,17 @@ static void parse_build_ids(struct dsos *d, const u8 *p, size_t len)
 	}
 }
 
+struct symbols_conf symbols_conf;
+
+char *symfs_path(char *buf, size_t len, const char *path)
+{
+	if (symbols_conf.symfs && *symbols_conf.symfs)
+		snprintf(buf, len, "%s/%s", symbols_conf.symfs, path);
+	else
+		snprintf(buf, len, "%s", path);
+	return buf;
+}
+
 void dsos_init(struct dsos *d, const void *build_ids, size_t len)
 {
 	const char *home = getenv("HOME");
@@ -73,7 +84,11 @@ void dsos_init(struct dsos *d, const void *build_ids, size_t len)
 	d->table = xcalloc(d->mask + 1, sizeof(*d->table));
 	if (build_ids)
 		parse_build_ids(d, build_ids, len);
-	d->home_debug = xasprintf("%s/.debug", home && *home ? home : "/root");
+	/* as perf: a symfs has its own build-id cache, and the local one is not used */
+	if (symbols_conf.symfs && *symbols_conf.symfs)
+		d->home_debug = xasprintf("%s/.debug", symbols_conf.symfs);
+	else
+		d->home_debug = xasprintf("%s/.debug", home && *home ? home : "/root");
 }
 
 void dso_free(struct dso *dso)

@@ -1175,7 +1175,8 @@ void session_init(struct session *s, struct report *rep, sample_fn fn, void *arg
 	/* kallsyms will be needed when some event samples the kernel (pipe mode: not known yet) */
 	for (u32 i = 0; i < pd_reader_nr_attrs(s->r) || !pd_reader_nr_attrs(s->r); i++) {
 		if (i >= pd_reader_nr_attrs(s->r) || !pd_reader_attr(s->r, i)->exclude_kernel) {
-			kernel_prefetch(&s->dsos);
+			if (!symbols_conf.kallsyms && !symbols_conf.symfs)
+				kernel_prefetch(&s->dsos);
 			break;
 		}
 	}
