@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "prec.h"
+#include "report/filter.h"
 #include "report/report.h"
+#include "report/symbols.h"
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/xalloc.h"
@@ -69,6 +71,25 @@ static void usage(FILE *f)
 	    "      --counters        the counter readings: per event the total, rate, running\n"
 	    "                        share, scaled estimate and its range, shared counters\n"
 	    "                        (with --intervals: the readings of each interval)\n"
+	    "\n"
+	    "Input and filters, as perf report takes them:\n"
+	    "  -d, --dsos LIST       only the rows of these binaries (comma list)\n"
+	    "  -S, --symbols LIST    only the rows of these symbols (comma list)\n"
+	    "      --symbol-filter STR\n"
+	    "                        only the rows whose symbol holds STR (so does an argument)\n"
+	    "  -U, --hide-unresolved only samples and call-chain entries that have a symbol\n"
+	    "      --time RANGES     only samples in START,STOP (seconds; more ranges separated\n"
+	    "                        by spaces) or in percent slices: 10%%/2, 0%%-10%%,30%%-40%%\n"
+	    "      --max-stack N     keep N entries of each call chain\n"
+	    "  -G, --inverted        show call chains caller first (-g caller)\n"
+	    "      --header          print the header and the features, then the report\n"
+	    "  -I, --show-info       with --header or --header-only: the topology, caches and\n"
+	    "                        memory nodes in full\n"
+	    "      --symfs DIR       look for binaries, debug files and kallsyms under DIR\n"
+	    "      --kallsyms FILE   read the kernel's symbols from FILE\n"
+	    "      --no-demangle     show C++ symbols as they are in the binary\n"
+	    "      --ignore-vmlinux  accepted: prec reads the kernel's symbols from kallsyms\n"
+	    "\n"
 	    "  -v, --verbose         print more detail on stderr (repeat for more)\n"
 	    "  -q, --quiet           print no warnings, only errors\n"
 	    "  -h, --help            print this help\n");
@@ -92,6 +113,17 @@ enum {
 	OPT_BUDGET,
 	OPT_FAIL_ABOVE,
 	OPT_COUNTERS,
+	/* input and filters */
+	OPT_SYMBOL_FILTER,
+	OPT_TIME,
+	OPT_MAX_STACK,
+	OPT_HEADER,
+	OPT_SYMFS,
+	OPT_KALLSYMS,
+	OPT_DEMANGLE,
+	OPT_NO_DEMANGLE,
+	OPT_IGNORE_VMLINUX,
+	OPT_VMLINUX,
 };
 
 static const struct option long_options[] = {
@@ -117,6 +149,23 @@ static const struct option long_options[] = {
     {"budget", required_argument, NULL, OPT_BUDGET},
     {"fail-above", required_argument, NULL, OPT_FAIL_ABOVE},
     {"counters", no_argument, NULL, OPT_COUNTERS},
+    /* input and filters */
+    {"comms", required_argument, NULL, OPT_COMM},
+    {"dsos", required_argument, NULL, 'd'},
+    {"symbols", required_argument, NULL, 'S'},
+    {"symbol-filter", required_argument, NULL, OPT_SYMBOL_FILTER},
+    {"hide-unresolved", no_argument, NULL, 'U'},
+    {"time", required_argument, NULL, OPT_TIME},
+    {"max-stack", required_argument, NULL, OPT_MAX_STACK},
+    {"inverted", no_argument, NULL, 'G'},
+    {"header", no_argument, NULL, OPT_HEADER},
+    {"show-info", no_argument, NULL, 'I'},
+    {"symfs", required_argument, NULL, OPT_SYMFS},
+    {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
+    {"demangle", no_argument, NULL, OPT_DEMANGLE},
+    {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+    {"ignore-vmlinux", no_argument, NULL, OPT_IGNORE_VMLINUX},
+    {"vmlinux", required_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -252,6 +301,123 @@ static bool parse_call_graph(struct report_opts *o, const char *arg)
 	return ok;
 }
 
+/* What perf report calls its options that prec does not have: refused, but named as perf's. */
+static const char *const perf_only[] = {
+    "-b", "--branch-stack", "--branch-history", "--stitch-lbr", "--itrace", "--mem-mode",
+    "-f", "--force", "-m", "--modules", "-T", "--threads", "--pretty", "--tui", "--gtk",
+    "-p", "--parent", "-x", "--exclude-other", "--ignore-callees", "-w", "--column-widths",
+    "--source", "--asm-raw", "-M", "--disassembler-style", "--prefix", "--prefix-strip",
+    "--group", "--group-sort-idx", "--objdump", "--demangle-kernel", "--samples",
+    "--percentage", "--full-source-path", "--show-ref-call-graph", "--socket-filter",
+    "--raw-trace", "--stdio-color", "--inline", "--percent-type", "--ns", "--time-quantum",
+    "--switch-on", "--switch-off", "--show-on-off-events", "--total-cycles",
+    "--disable-order", "--skip-empty", "--no-skip-empty", "--show-cpu-utilization",
+    "-n", "--show-nr-samples", "-F", "--fields", "-t", "--field-separator",
+    "--show-total-period", "--hierarchy", "--tasks", "--mmaps", NULL,
+};
+
+#define PERF_ONLY ": perf report has it, prec report does not"
+
+/* Is the option (short c, or the long one written in arg, "--name[=value]") one of perf's? */
+static bool perf_report_has(int c, const char *arg)
+{
+	char name[64];
+	size_t len;
+
+	if (c) {
+		name[0] = '-';
+		name[1] = (char)c;
+		name[2] = '\0';
+	} else {
+		if (!arg || strncmp(arg, "--", 2))
+			return false;
+		len = strcspn(arg, "=");
+		if (len >= sizeof(name))
+			return false;
+		memcpy(name, arg, len);
+		name[len] = '\0';
+	}
+	for (size_t i = 0; perf_only[i]; i++)
+		if (!strcmp(perf_only[i], name))
+			return true;
+	return false;
+}
+
+/* The options of perf report's input and filters (struct filter_opts, symbols_conf). */
+static int parse_filter_opt(struct report_opts *o, int c, const char *arg)
+{
+	struct filter_opts *f = &o->filter;
+	struct time_range *r;
+	u64 v;
+	u32 n;
+
+	switch (c) {
+	case 'd':
+		if (filter_list_add(&f->dsos, &f->nr_dsos, arg))
+			return usage_error("report", "--dsos needs at least one name");
+		break;
+	case 'S':
+		if (filter_list_add(&f->syms, &f->nr_syms, arg))
+			return usage_error("report", "--symbols needs at least one name");
+		break;
+	case OPT_SYMBOL_FILTER:
+		f->sym_substr = arg;
+		break;
+	case 'U':
+		f->hide_unresolved = true;
+		break;
+	case OPT_TIME:
+		/* the percentages are checked now, with any span, and placed once the file is open */
+		if (filter_time_parse(arg, 1, 1000000000, &r, &n))
+			return usage_error("report",
+					   "--time: '%s' is not a time range (START,STOP in seconds, "
+					   "or percentages: 10%%/2, 0%%-10%%,30%%-40%%)",
+					   arg);
+		free(r);
+		f->time_str = arg;
+		break;
+	case OPT_MAX_STACK:
+		if (parse_u64(arg, &v) || v > 0x7fffffff)
+			return usage_error("report", "--max-stack: '%s' is not a number", arg);
+		/* as perf: 0 keeps no entry, which is -g none */
+		f->max_stack = (int)v;
+		if (!v)
+			o->chain_mode = CHAIN_NONE;
+		break;
+	case 'G':
+		o->caller = true;
+		o->order_given = true;
+		break;
+	case OPT_HEADER:
+		f->header = true;
+		break;
+	case 'I':
+		f->show_info = true;
+		break;
+	case OPT_SYMFS:
+		symbols_conf.symfs = arg;
+		break;
+	case OPT_KALLSYMS:
+		if (access(arg, R_OK))
+			return usage_error("report", "--kallsyms: cannot read %s: %s", arg,
+					   strerror(errno));
+		symbols_conf.kallsyms = arg;
+		break;
+	case OPT_DEMANGLE:
+		symbols_conf.no_demangle = false;
+		break;
+	case OPT_NO_DEMANGLE:
+		symbols_conf.no_demangle = true;
+		break;
+	case OPT_IGNORE_VMLINUX:
+		break; /* prec reads no vmlinux: the kernel's symbols come from kallsyms */
+	case 'k':
+		return usage_error("report", "-k/--vmlinux: prec reads the kernel's symbols from "
+					     "kallsyms, not from a vmlinux (use --kallsyms FILE)");
+	}
+	return 0;
+}
+
 static void opts_free(struct report_opts *o)
 {
 	for (u32 i = 0; i < o->nr_comms; i++)
@@ -260,6 +426,7 @@ static void opts_free(struct report_opts *o)
 	free(o->pids);
 	free(o->tids);
 	cpu_map_free(&o->cpus);
+	filter_opts_free(&o->filter);
 }
 
 /* What a view takes of the options every view could take. */
@@ -309,7 +476,7 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:C:g::Dvqh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:C:g::Dvqhd:S:UGIk:c:", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -406,6 +573,28 @@ int cmd_report(int argc, char **argv)
 				goto usage;
 			overhead_only = true;
 			break;
+		case 'c':
+			if (parse_comms(&o, optarg))
+				goto usage;
+			break;
+		case 'd':
+		case 'S':
+		case OPT_SYMBOL_FILTER:
+		case 'U':
+		case OPT_TIME:
+		case OPT_MAX_STACK:
+		case 'G':
+		case OPT_HEADER:
+		case 'I':
+		case OPT_SYMFS:
+		case OPT_KALLSYMS:
+		case OPT_DEMANGLE:
+		case OPT_NO_DEMANGLE:
+		case OPT_IGNORE_VMLINUX:
+		case 'k':
+			if (parse_filter_opt(&o, c, optarg))
+				goto usage;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -421,11 +610,17 @@ int cmd_report(int argc, char **argv)
 			goto usage;
 		default:
 			if (optopt && optopt < 256)
-				usage_error("report", "unknown option '-%c'", optopt);
+				usage_error("report", "unknown option '-%c'%s", optopt,
+					    perf_report_has(optopt, NULL) ? PERF_ONLY : "");
 			else
-				usage_error("report", "unknown option '%s'", argv[optind - 1]);
+				usage_error("report", "unknown option '%s'%s", argv[optind - 1],
+					    perf_report_has(0, argv[optind - 1]) ? PERF_ONLY : "");
 			goto usage;
 		}
+	}
+	if (optind + 1 == argc && !o.filter.sym_substr) {
+		/* as perf: one argument left is a symbol filter */
+		o.filter.sym_substr = argv[optind++];
 	}
 	if (optind < argc) {
 		usage_error("report", "unexpected argument '%s'", argv[optind]);
@@ -458,11 +653,30 @@ int cmd_report(int argc, char **argv)
 	}
 	o.input = input;
 
+	if (o.filter.header && view->opt) {
+		usage_error("report", "--header goes with the profile; --header-only prints the "
+				      "header alone");
+		goto usage;
+	}
 	if (report_open(&rep, input)) {
 		opts_free(&o);
 		return 1;
 	}
-	ret = report_close(&rep, view->fn(&rep, &o));
+	if (filter_time_setup(&rep, &o.filter)) {
+		opts_free(&o);
+		return report_close(&rep, 1);
+	}
+	ret = 0;
+	if (o.filter.header && pd_reader_is_pipe(rep.r)) {
+		/* a pipe's features come with its records: they cannot be read twice */
+		error("%s: --header needs a file, not a pipe-mode stream; use --header-only",
+		      rep.name);
+		ret = 1;
+	} else if (o.filter.header)
+		ret = report_header(&rep, &o) ? 1 : 0;
+	if (!ret)
+		ret = view->fn(&rep, &o);
+	ret = report_close(&rep, ret);
 	opts_free(&o);
 	return ret;
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "report/hist.h"
+#include "report/filter.h"
 #include "report/top.h"
 #include "util/json.h"
 #include "util/log.h"
@@ -185,9 +186,11 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 			break;
 		case SORT_DSO:
 			w = dso;
+			c->elide[k] = o->filter.nr_dsos == 1;
 			break;
 		case SORT_SYM:
 			w = sym;
+			c->elide[k] = o->filter.nr_syms == 1;
 			break;
 		case SORT_CPU:
 			w = 3;
@@ -197,6 +200,7 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 			w = (u32)strlen(key_titles[o->keys[k]]);
 		c->width[k] = w;
 	}
+	filter_unelide(o, c->elide);
 }
 
 /* One row, as hist_entry__snprintf() lays it out. */
@@ -537,10 +541,13 @@ int view_table(struct profile *p, FILE *out)
 	sort_entries(p);
 	if (p->want_chains)
 		profile_chains_build(p);
-	fprintf(out, "# To display the perf.data header info, please use --header-only.\n#\n");
+	if (!o->filter.header)
+		fprintf(out, "# To display the perf.data header info, please use "
+			     "--header/--header-only options.\n#\n");
 	for (u32 k = 0; k < o->nr_keys; k++)
 		if (o->keys[k] == SORT_COMM && o->nr_comms == 1)
 			fprintf(out, "# comm: %s\n", o->comms[0]);
+	filter_heading(o, out);
 	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", p->s.lost_samples);
 	for (u32 i = 0; i < p->nr_ev; i++)
 		nr_events += p->ev[i].nr_samples ? 1 : 0;
@@ -566,8 +573,11 @@ int view_table(struct profile *p, FILE *out)
 		memset(&c, 0, sizeof(c));
 		compute_widths(p, hs, &c);
 		unit_number(hs->nr_samples, &n, &unit);
-		fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", n, unit,
+		fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'", n, unit,
 			report_event_name(p->s.r, i, name, sizeof(name)));
+		if (o->filter.time_str)
+			fprintf(out, " (time slices: %s)", o->filter.time_str);
+		fputc('\n', out);
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", hs->total_period);
 		fputs(o->children ? "# Children      Self" : "# Overhead", out);
 		for (u32 k = 0; k < o->nr_keys; k++)

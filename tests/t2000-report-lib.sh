@@ -14,6 +14,7 @@
 #                                its counts add up to the samples perf report --stats counts
 #   json_agrees FILE ARGS...     --json parses and says what the text table says
 #   svg_ok FILE                  --flamegraph writes well-formed SVG whose frames add up
+#   usage_error ARGS...          prec report ARGS exits 2 with one line on stderr, "prec..."
 #
 # Each prints what differs and fails; perf runs through perf_clean (exit 0, nothing on stderr).
 W=$PREC_BUILD/tests/workloads/hot3
@@ -438,4 +439,13 @@ svg_ok() {
 	"$PREC" report -q -i "$file" --flamegraph flame.svg >out 2>err || { cat err; return 1; }
 	[ ! -s out ] || fail "--flamegraph printed on stdout" || return 1
 	"$PYTHON" "$CMP" svg flame.svg prec.folded
+}
+
+usage_error() {
+	local rc
+	"$PREC" report "$@" >out 2>err
+	rc=$?
+	[ $rc = 2 ] || { cat err; fail "exit $rc from: $*"; } || return 1
+	[ "$(wc -l <err)" = 1 ] || { cat err; fail "not one line on stderr"; } || return 1
+	grep -q '^prec' err || fail "the line does not start with prec"
 }

@@ -8,16 +8,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$PREC_SRC/tests/t2000-report-lib.sh"
 
-# usage_error ARGS...: exit status 2 and exactly one line on stderr, starting "prec".
-usage_error() {
-	local rc
-	"$PREC" report "$@" >out 2>err
-	rc=$?
-	[ $rc = 2 ] || fail "exit $rc from: $*" || return 1
-	[ "$(wc -l <err)" = 1 ] || { cat err; fail "not one line on stderr"; } || return 1
-	grep -q '^prec' err || fail "the line does not start with prec"
-}
-
 # one_error ARGS...: exit status 1 and exactly one "prec: " line on stderr.
 one_error() {
 	local rc
