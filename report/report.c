@@ -85,6 +85,7 @@ static void usage(FILE *f)
 	    "      --header          print the header and the features, then the report\n"
 	    "  -I, --show-info       with --header or --header-only: the topology, caches and\n"
 	    "                        memory nodes in full\n"
+	    "      --tasks           print the recorded threads: pid, tid, parent, command\n"
 	    "      --symfs DIR       look for binaries, debug files and kallsyms under DIR\n"
 	    "      --kallsyms FILE   read the kernel's symbols from FILE\n"
 	    "      --no-demangle     show C++ symbols as they are in the binary\n"
@@ -118,6 +119,7 @@ enum {
 	OPT_TIME,
 	OPT_MAX_STACK,
 	OPT_HEADER,
+	OPT_TASKS,
 	OPT_SYMFS,
 	OPT_KALLSYMS,
 	OPT_DEMANGLE,
@@ -160,6 +162,7 @@ static const struct option long_options[] = {
     {"inverted", no_argument, NULL, 'G'},
     {"header", no_argument, NULL, OPT_HEADER},
     {"show-info", no_argument, NULL, 'I'},
+    {"tasks", no_argument, NULL, OPT_TASKS},
     {"symfs", required_argument, NULL, OPT_SYMFS},
     {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
     {"demangle", no_argument, NULL, OPT_DEMANGLE},
@@ -303,17 +306,67 @@ static bool parse_call_graph(struct report_opts *o, const char *arg)
 
 /* What perf report calls its options that prec does not have: refused, but named as perf's. */
 static const char *const perf_only[] = {
-    "-b", "--branch-stack", "--branch-history", "--stitch-lbr", "--itrace", "--mem-mode",
-    "-f", "--force", "-m", "--modules", "-T", "--threads", "--pretty", "--tui", "--gtk",
-    "-p", "--parent", "-x", "--exclude-other", "--ignore-callees", "-w", "--column-widths",
-    "--source", "--asm-raw", "-M", "--disassembler-style", "--prefix", "--prefix-strip",
-    "--group", "--group-sort-idx", "--objdump", "--demangle-kernel", "--samples",
-    "--percentage", "--full-source-path", "--show-ref-call-graph", "--socket-filter",
-    "--raw-trace", "--stdio-color", "--inline", "--percent-type", "--ns", "--time-quantum",
-    "--switch-on", "--switch-off", "--show-on-off-events", "--total-cycles",
-    "--disable-order", "--skip-empty", "--no-skip-empty", "--show-cpu-utilization",
-    "-n", "--show-nr-samples", "-F", "--fields", "-t", "--field-separator",
-    "--show-total-period", "--hierarchy", "--tasks", "--mmaps", NULL,
+    "-b",
+    "--branch-stack",
+    "--branch-history",
+    "--stitch-lbr",
+    "--itrace",
+    "--mem-mode",
+    "-f",
+    "--force",
+    "-m",
+    "--modules",
+    "-T",
+    "--threads",
+    "--pretty",
+    "--tui",
+    "--gtk",
+    "-p",
+    "--parent",
+    "-x",
+    "--exclude-other",
+    "--ignore-callees",
+    "-w",
+    "--column-widths",
+    "--source",
+    "--asm-raw",
+    "-M",
+    "--disassembler-style",
+    "--prefix",
+    "--prefix-strip",
+    "--group",
+    "--group-sort-idx",
+    "--objdump",
+    "--demangle-kernel",
+    "--samples",
+    "--percentage",
+    "--full-source-path",
+    "--show-ref-call-graph",
+    "--socket-filter",
+    "--raw-trace",
+    "--stdio-color",
+    "--inline",
+    "--percent-type",
+    "--ns",
+    "--time-quantum",
+    "--switch-on",
+    "--switch-off",
+    "--show-on-off-events",
+    "--total-cycles",
+    "--disable-order",
+    "--skip-empty",
+    "--no-skip-empty",
+    "--show-cpu-utilization",
+    "-n",
+    "--show-nr-samples",
+    "-F",
+    "--fields",
+    "-t",
+    "--field-separator",
+    "--show-total-period",
+    "--hierarchy",
+    "--mmaps",
+    NULL,
 };
 
 #define PERF_ONLY ": perf report has it, prec report does not"
@@ -445,6 +498,7 @@ static const struct view {
     {'D', report_dump, 0},
     {OPT_OVERHEAD, report_overhead, TAKES_JSON | TAKES_INTERVALS},
     {OPT_COUNTERS, report_counters, TAKES_JSON | TAKES_INTERVALS},
+    {OPT_TASKS, report_tasks, 0},
 };
 
 static const struct view *view_of(int opt)
@@ -551,6 +605,7 @@ int cmd_report(int argc, char **argv)
 			o.children = true;
 			break;
 		case OPT_STATS:
+		case OPT_TASKS:
 		case 'D':
 		case OPT_HEADER_ONLY:
 		case OPT_OVERHEAD:
@@ -628,8 +683,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (nr_views + o.folded + !!o.flamegraph > 1) {
 		usage_error("report",
-			    "--stats, -D, --header-only, --overhead, --counters, --folded "
-			    "and --flamegraph are separate views: give one");
+			    "--stats, -D, --header-only, --overhead, --counters, --tasks, "
+			    "--folded and --flamegraph are separate views: give one");
 		goto usage;
 	}
 	if (o.intervals && !(view->takes & TAKES_INTERVALS)) {

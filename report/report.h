@@ -137,4 +137,12 @@ int report_overhead(struct report *rep, const struct report_opts *o);
  */
 int report_counters(struct report *rep, const struct report_opts *o);
 
+/**
+ * report_tasks - the threads of the file, each under its parent, as perf report --tasks prints
+ * them (report/tasks.c).
+ *
+ * Return: 0, or 1 after printing an error.
+ */
+int report_tasks(struct report *rep, const struct report_opts *o);
+
 #endif

@@ -2,7 +2,7 @@
 # t2010: perf report's input and filter options in prec report, each run against perf report
 # --stdio --no-children on the same file (recorded by perf and by prec, without and with -g):
 # --dsos, --symbols, --symbol-filter (and the argument that stands for it), --hide-unresolved,
-# --time in its absolute and percent forms, --max-stack, -G, --header and -I, --symfs,
+# --time in its absolute and percent forms, --max-stack, -G, --header and -I, --tasks, --symfs,
 # --kallsyms, --no-demangle; and the options refused in one line.
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
@@ -144,6 +144,22 @@ done
 test_expect "--header on a pipe-mode file: one line, exit 1" '
 	perf record -q -e cpu-clock -o - -- "$W" -c 0.05 >pipe.data 2>/dev/null &&
 	! "$PREC" report -i pipe.data --header >out 2>err && [ "$(wc -l <err)" = 1 ]'
+
+# A tree of processes: sh starts a shell that runs ls and sleep, and hot3 beside it.
+test_expect "perf and prec record a tree of processes" '
+	cat >tree.sh <<-EOF &&
+	#!/bin/sh
+	sh -c "ls >/dev/null; sleep 0.05" &
+	"$W" -c 0.05 &
+	wait
+	EOF
+	chmod +x tree.sh && rec_perf ptree -- ./tree.sh && rec_prec ctree -- ./tree.sh'
+for f in ptree ctree; do
+	test_expect "$f: --tasks lists the threads under their parents as perf does" '
+		perf_clean perf report -i '$f'.data --tasks >perf.out &&
+		prec_ok prec.out '$f'.data --tasks && diff perf.out prec.out &&
+		grep -q "^ .* |  ls$" prec.out'
+done
 
 # C++ names
 test_expect "a C++ program is built and recorded by perf" '
