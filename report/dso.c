@@ -68,7 +68,7 @@ struct symbols_conf symbols_conf;
 
 char *symfs_path(char *buf, size_t len, const char *path)
 {
-	if (symbols_conf.symfs && *symbols_conf.symfs)
+	if (symbols_conf.symfs)
 		snprintf(buf, len, "%s/%s", symbols_conf.symfs, path);
 	else
 		snprintf(buf, len, "%s", path);
@@ -85,7 +85,7 @@ void dsos_init(struct dsos *d, const void *build_ids, size_t len)
 	if (build_ids)
 		parse_build_ids(d, build_ids, len);
 	/* as perf: a symfs has its own build-id cache, and the local one is not used */
-	if (symbols_conf.symfs && *symbols_conf.symfs)
+	if (symbols_conf.symfs)
 		d->home_debug = xasprintf("%s/.debug", symbols_conf.symfs);
 	else
 		d->home_debug = xasprintf("%s/.debug", home && *home ? home : "/root");

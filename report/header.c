@@ -553,9 +553,10 @@ static void print_cpu_topology(struct report *rep, struct payload *pl)
 		}
 		for (u32 i = 0; i < n && !threads.bad; i++)
 			printf("# sibling threads : %s\n", take_string(&threads));
-		if (pl->bad) {
-			printf(dies ? "# Core ID, Die ID and Socket ID information is not available\n"
-				    : "# Core ID and Socket ID information is not available\n");
+		if (pl->bad && dies) {
+			printf("# Core ID, Die ID and Socket ID information is not available\n");
+		} else if (pl->bad) {
+			printf("# Core ID and Socket ID information is not available\n");
 		} else if (dies) {
 			for (u32 i = 0; i < ncpu && !dies_pl.bad; i++) {
 				u32 die = take_u32(&dies_pl);

@@ -128,6 +128,10 @@ enum {
 	OPT_VMLINUX,
 };
 
+/* the input and filter options' letters after the others' */
+static const char short_options[] = ":i:s:C:g::Dvqh"
+				    "d:S:UGIk:c:";
+
 static const struct option long_options[] = {
     {"input", required_argument, NULL, 'i'},
     {"sort", required_argument, NULL, 's'},
@@ -420,12 +424,13 @@ static int parse_filter_opt(struct report_opts *o, int c, const char *arg)
 		f->hide_unresolved = true;
 		break;
 	case OPT_TIME:
-		/* the percentages are checked now, with any span, and placed once the file is open */
+		/* percentages are checked now, over any span, and placed once the file is open */
 		if (filter_time_parse(arg, 1, 1000000000, &r, &n))
-			return usage_error("report",
-					   "--time: '%s' is not a time range (START,STOP in seconds, "
-					   "or percentages: 10%%/2, 0%%-10%%,30%%-40%%)",
-					   arg);
+			return usage_error(
+			    "report",
+			    "--time: '%s' is not a time range (START,STOP in seconds, "
+			    "or percentages: 10%%/2, 0%%-10%%,30%%-40%%)",
+			    arg);
 		free(r);
 		f->time_str = arg;
 		break;
@@ -448,7 +453,7 @@ static int parse_filter_opt(struct report_opts *o, int c, const char *arg)
 		f->show_info = true;
 		break;
 	case OPT_SYMFS:
-		symbols_conf.symfs = arg;
+		symbols_conf.symfs = *arg ? arg : NULL; /* "" is no symfs, as in perf */
 		break;
 	case OPT_KALLSYMS:
 		if (access(arg, R_OK))
@@ -530,7 +535,7 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:C:g::Dvqhd:S:UGIk:c:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;

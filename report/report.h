@@ -47,14 +47,14 @@ struct filter_opts {
 	u32 nr_dsos;
 	char **syms; /* --symbols */
 	u32 nr_syms;
-	const char *sym_substr;	    /* --symbol-filter */
-	const char *time_str;	    /* --time, as given */
-	struct time_range *times;   /* its ranges, once the file gave its first and last sample */
+	const char *sym_substr;	  /* --symbol-filter */
+	const char *time_str;	  /* --time, as given */
+	struct time_range *times; /* its ranges, once the file gave its first and last sample */
 	u32 nr_times;
-	int max_stack;		    /* --max-stack; 0 when not given */
-	bool hide_unresolved;	    /* --hide-unresolved: only samples (and frames) with a symbol */
-	bool header;		    /* --header: the header, then the report */
-	bool show_info;		    /* -I: the topology and the rest of the header in full */
+	int max_stack;	      /* --max-stack; 0 when not given */
+	bool hide_unresolved; /* --hide-unresolved: only samples (and frames) with a symbol */
+	bool header;	      /* --header: the header, then the report */
+	bool show_info;	      /* -I: the topology and the rest of the header in full */
 };
 
 /* Every option of prec report, as the command parsed them; each view reads those it takes. */

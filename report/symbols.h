@@ -193,7 +193,7 @@ const char *dso_why_unresolved(const struct dso *dso);
  * --no-demangle. Set before the session starts; the loaders only read it.
  */
 struct symbols_conf {
-	const char *symfs;    /* every path of a binary, debug file or cache is under it */
+	const char *symfs;    /* every path of a binary, debug file or cache is under it; or NULL */
 	const char *kallsyms; /* the kernel's symbols from this file, not /proc/kallsyms */
 	bool no_demangle;     /* C++ names as the binary has them */
 };

@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/hist.h"
 #include "report/filter.h"
+#include "report/hist.h"
 #include "report/top.h"
 #include "util/json.h"
 #include "util/log.h"
