@@ -134,7 +134,7 @@ const char *demangle(const char *name, char *buf, size_t len)
 	char *out;
 	int status = 0;
 
-	if (name[0] != '_' || name[1] != 'Z' || !(fn = demangler()))
+	if (name[0] != '_' || name[1] != 'Z' || symbols_conf.no_demangle || !(fn = demangler()))
 		return name;
 	out = fn(name, NULL, NULL, &status);
 	if (!out || status)
@@ -149,5 +149,5 @@ const char *demangle(const char *name, char *buf, size_t len)
 
 bool demangle_init(void)
 {
-	return demangler() != NULL;
+	return !symbols_conf.no_demangle && demangler() != NULL;
 }

@@ -66,6 +66,17 @@ static void parse_build_ids(struct dsos *d, const u8 *p, size_t len)
 	}
 }
 
+struct symbols_conf symbols_conf;
+
+char *symfs_path(char *buf, size_t len, const char *path)
+{
+	if (symbols_conf.symfs)
+		snprintf(buf, len, "%s/%s", symbols_conf.symfs, path);
+	else
+		snprintf(buf, len, "%s", path);
+	return buf;
+}
+
 void dsos_init(struct dsos *d, const void *build_ids, size_t len)
 {
 	char dir[PATH_MAX];
@@ -75,8 +86,14 @@ void dsos_init(struct dsos *d, const void *build_ids, size_t len)
 	d->table = xcalloc(d->mask + 1, sizeof(*d->table));
 	if (build_ids)
 		parse_build_ids(d, build_ids, len);
-	/* the build-id cache where perf report looks: perf's buildid.dir, else ~/.debug */
-	d->home_debug = xstrdup(buildid_cache_dir(NULL, dir, sizeof(dir)) ? ".debug" : dir);
+	/*
+	 * The build-id cache where perf report looks: a symfs has its own and the local one is not
+	 * used; else perf's buildid.dir, else ~/.debug.
+	 */
+	if (symbols_conf.symfs)
+		d->home_debug = xasprintf("%s/.debug", symbols_conf.symfs);
+	else
+		d->home_debug = xstrdup(buildid_cache_dir(NULL, dir, sizeof(dir)) ? ".debug" : dir);
 }
 
 void dso_free(struct dso *dso)

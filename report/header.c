@@ -512,7 +512,193 @@ static const char *clockid_name(u32 id)
 	return "unknown";
 }
 
-static void print_feature(struct report *rep, unsigned bit)
+/* -I: the CPU topology, as perf's print_cpu_topology() (it needs NRCPUS for the CPU count). */
+static void print_cpu_topology(struct report *rep, struct payload *pl)
+{
+	const u8 *nr_p;
+	size_t nr_len;
+	u32 n, ncpu = 0, *core, *socket;
+	bool dies;
+
+	nr_p = pd_reader_feature(rep->r, PD_FEAT_NRCPUS, &nr_len);
+	if (nr_p && nr_len >= 4)
+		memcpy(&ncpu, nr_p, 4);
+	if (ncpu > 4096)
+		ncpu = 4096; /* a bad count: print no more than the payload has */
+	n = take_u32(pl);
+	for (u32 i = 0; i < n && !pl->bad; i++)
+		printf("# sibling sockets : %s\n", take_string(pl));
+	n = take_u32(pl);
+	if (pl->bad)
+		return;
+	core = xcalloc(ncpu + 1, sizeof(u32));
+	socket = xcalloc(ncpu + 1, sizeof(u32));
+	/* threads are printed after the dies, which come last in the payload */
+	{
+		struct payload threads = *pl, dies_pl;
+
+		for (u32 i = 0; i < n && !pl->bad; i++)
+			take_string(pl);
+		for (u32 i = 0; i < ncpu && !pl->bad; i++) {
+			core[i] = take_u32(pl);
+			socket[i] = take_u32(pl);
+		}
+		dies = !pl->bad && pl->pos < pl->len;
+		dies_pl = *pl;
+		if (dies) {
+			u32 nd = take_u32(&dies_pl);
+
+			for (u32 i = 0; i < nd && !dies_pl.bad; i++)
+				printf("# sibling dies    : %s\n", take_string(&dies_pl));
+		}
+		for (u32 i = 0; i < n && !threads.bad; i++)
+			printf("# sibling threads : %s\n", take_string(&threads));
+		if (pl->bad && dies) {
+			printf("# Core ID, Die ID and Socket ID information is not available\n");
+		} else if (pl->bad) {
+			printf("# Core ID and Socket ID information is not available\n");
+		} else if (dies) {
+			for (u32 i = 0; i < ncpu && !dies_pl.bad; i++) {
+				u32 die = take_u32(&dies_pl);
+
+				if (!dies_pl.bad)
+					printf("# CPU %u: Core ID %d, Die ID %d, Socket ID %d\n", i,
+					       (int)core[i], (int)die, (int)socket[i]);
+			}
+		} else {
+			for (u32 i = 0; i < ncpu; i++)
+				printf("# CPU %u: Core ID %d, Socket ID %d\n", i, (int)core[i],
+				       (int)socket[i]);
+		}
+	}
+	free(core);
+	free(socket);
+	pl->bad = false;
+}
+
+/* -I: the NUMA nodes, as perf's print_numa_topology(). */
+static void print_numa_topology(struct payload *pl)
+{
+	u32 n = take_u32(pl);
+
+	for (u32 i = 0; i < n && !pl->bad; i++) {
+		u32 node = take_u32(pl);
+		u64 total = take_u64(pl), free_kb = take_u64(pl);
+		const char *cpus = take_string(pl);
+		struct cpu_map m = {0};
+		char buf[1024];
+
+		if (pl->bad)
+			break;
+		printf("# node%u meminfo  : total = %" PRIu64 " kB, free = %" PRIu64 " kB\n", node,
+		       total, free_kb);
+		/* perf prints the list as it reads it back: ranges merged */
+		if (!cpu_map_parse(&m, cpus) && cpu_map_print(&m, buf, sizeof(buf)) >= 0)
+			cpus = buf;
+		printf("# node%u cpu list : %s\n", node, cpus);
+		cpu_map_free(&m);
+	}
+}
+
+/* -I: the caches, as perf's print_cache(). */
+static void print_cache(struct payload *pl)
+{
+	u32 n;
+
+	take_u32(pl); /* version */
+	n = take_u32(pl);
+	if (pl->bad)
+		return;
+	printf("# CPU cache info:\n");
+	for (u32 i = 0; i < n && !pl->bad; i++) {
+		u32 level = take_u32(pl);
+		const char *type, *size, *map;
+
+		take_u32(pl); /* line size */
+		take_u32(pl); /* sets */
+		take_u32(pl); /* ways */
+		type = take_string(pl);
+		size = take_string(pl);
+		map = take_string(pl);
+		if (!pl->bad)
+			printf("#  L%d %-15s %8s [%s]\n", (int)level, type, size, map);
+	}
+}
+
+/* -I: the memory nodes, as perf's print_mem_topology(): each node's size and block ranges. */
+static void print_mem_topology(struct payload *pl)
+{
+	u64 bsize, n;
+
+	take_u64(pl); /* version */
+	bsize = take_u64(pl);
+	n = take_u64(pl);
+	if (pl->bad)
+		return;
+	printf("# memory nodes (nr %d, block size 0x%llx):\n", (int)n, (unsigned long long)bsize);
+	for (u64 i = 0; i < n && !pl->bad; i++) {
+		u64 node = take_u64(pl), bits, words, set = 0, size;
+		const char *units = "BKMGTPE";
+		char map[1024];
+		size_t mlen = 0;
+		int u = 0;
+		long run = -1;
+
+		/* the node's size, then the bitmap: its own size in bits and its words */
+		take_u64(pl);
+		bits = take_u64(pl);
+		if (pl->bad || bits > (pl->len - pl->pos) * 8)
+			break;
+		words = (bits + 63) / 64;
+		map[0] = '\0';
+		for (u64 b = 0; b <= bits; b++) {
+			bool on = false;
+
+			if (b < bits) {
+				u64 w;
+
+				memcpy(&w, pl->p + pl->pos + (b / 64) * 8, 8);
+				on = (w >> (b % 64)) & 1;
+			}
+			if (on) {
+				set++;
+				if (run < 0)
+					run = (long)b;
+			} else if (run >= 0) {
+				int k = (long)b - 1 > run
+					    ? snprintf(map + mlen, sizeof(map) - mlen, "%s%ld-%ld",
+						       mlen ? "," : "", run, (long)b - 1)
+					    : snprintf(map + mlen, sizeof(map) - mlen, "%s%ld",
+						       mlen ? "," : "", run);
+
+				if (k > 0 && (size_t)k < sizeof(map) - mlen)
+					mlen += (size_t)k;
+				run = -1;
+			}
+		}
+		pl->pos += words * 8;
+		/* perf's unit_number__scnprintf(): divide while more than one unit remains */
+		for (size = bsize * set; size / 1024 > 1 && u < 6; u++)
+			size /= 1024;
+		printf("#  %3" PRIu64 " [%" PRIu64 "%c]: %s\n", node, size, units[u], map);
+	}
+}
+
+/* -I: the hybrid PMUs, as perf's print_hybrid_topology(). */
+static void print_hybrid_topology(struct payload *pl)
+{
+	u32 n = take_u32(pl);
+
+	printf("# hybrid cpu system:\n");
+	for (u32 i = 0; i < n && !pl->bad; i++) {
+		const char *pmu = take_string(pl), *cpus = take_string(pl);
+
+		if (!pl->bad)
+			printf("# %s cpu list : %s\n", pmu, cpus);
+	}
+}
+
+static void print_feature(struct report *rep, unsigned bit, bool full)
 {
 	struct payload pl = {0};
 	const char *name = pd_feature_name(bit);
@@ -577,7 +763,18 @@ static void print_feature(struct report *rep, unsigned bit)
 	case PD_FEAT_CACHE:
 	case PD_FEAT_MEM_TOPOLOGY:
 	case PD_FEAT_HYBRID_TOPOLOGY:
-		printf("# %s info available, use -I to display\n", name);
+		if (!full)
+			printf("# %s info available, use -I to display\n", name);
+		else if (bit == PD_FEAT_CPU_TOPOLOGY)
+			print_cpu_topology(rep, &pl);
+		else if (bit == PD_FEAT_NUMA_TOPOLOGY)
+			print_numa_topology(&pl);
+		else if (bit == PD_FEAT_CACHE)
+			print_cache(&pl);
+		else if (bit == PD_FEAT_MEM_TOPOLOGY)
+			print_mem_topology(&pl);
+		else
+			print_hybrid_topology(&pl);
 		break;
 	case PD_FEAT_BRANCH_STACK:
 		printf("# contains samples with branch stack\n");
@@ -745,12 +942,12 @@ int report_header(struct report *rep, const struct report_opts *o)
 		printf("# ========\n#\n");
 		for (unsigned bit = 1; bit < PD_FEAT_BITS; bit++)
 			if (pd_reader_has_feature(rep->r, bit))
-				print_feature(rep, bit);
+				print_feature(rep, bit, o->filter.show_info);
 		return 0;
 	}
 	for (unsigned bit = 1; bit < PD_FEAT_BITS; bit++)
 		if (pd_reader_has_feature(rep->r, bit))
-			print_feature(rep, bit);
+			print_feature(rep, bit, o->filter.show_info);
 	printf("# missing features: ");
 	for (unsigned bit = 1; bit < PD_FEAT_LAST_KNOWN; bit++)
 		if (!pd_reader_has_feature(rep->r, bit))

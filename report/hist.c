@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/filter.h"
 #include "report/hist.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -617,6 +618,8 @@ static inline struct row_cache_entry *row_cache_slot(struct profile *p, const st
 	return &p->row_cache[(u32)hash_mix64(k) & ((1u << ROW_CACHE_BITS) - 1)];
 }
 
+static bool children_caller(const struct report_opts *o);
+
 static void add_sample(struct session *s, struct thread *t, const struct psample *smp, void *arg)
 {
 	struct profile *p = arg;
@@ -632,10 +635,14 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 
 	if (o->cpu_filter && (smp->cpu < 0 || !cpu_map_has(&o->cpus, smp->cpu)))
 		return;
+	if (filter_time_skip(&o->filter, smp->time))
+		return;
+	f = session_resolve_flagged(s, t, smp->cpumode, smp->ip);
+	if ((f & FRAME_UNRESOLVED) && o->filter.hide_unresolved)
+		return;
 	hs = event_hists(p, smp->attr);
 	hs->nr_samples++;
 	hs->total_period += smp->period;
-	f = session_resolve_flagged(s, t, smp->cpumode, smp->ip);
 	if (f & FRAME_UNRESOLVED) {
 		f &= ~FRAME_UNRESOLVED;
 		fr = session_frame(s, f);
@@ -645,7 +652,8 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 			p->unresolved_nomap++;
 		p->unresolved++;
 	}
-	if ((o->nr_comms || o->nr_pids || o->nr_tids) && filtered(o, t)) {
+	if (((o->nr_comms || o->nr_pids || o->nr_tids) && filtered(o, t)) ||
+	    filter_frame_skip(&o->filter, (u32)smp->attr, session_frame(s, f))) {
 		p->filtered++;
 		hs->nr_filtered++;
 		hs->filtered_period += smp->period;
@@ -733,6 +741,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	}
 	memo_flush_chain(p, sl);
 	n = chain_frames(p, t, smp, frames, prev, m);
+	n = filter_chain(&o->filter, s, o->children ? children_caller(o) : o->caller, frames, n);
 	sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, false, frames, n, smp->period);
 	/* resolving may have loaded the kernel, which changes its maps: take the gens now */
 	m->ugen = t->maps->gen;
@@ -820,7 +829,6 @@ static void tree_add(struct profile *p, u32 root, const u32 *keys, u32 n, bool r
 	p->nodes[cur].count_self += count;
 }
 
-static bool children_caller(const struct report_opts *o);
 static u32 chain_rows(struct profile *p, struct hists *hs, u32 self_idx, const struct chain_rec *r,
 		      u32 *rows, u32 *pos);
 

@@ -183,9 +183,17 @@ void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc)
 	if (kernel->loaded)
 		return;
 	kernel->loaded = true;
-	if (kernel->has_build_id && (build_id_from_notes_file("/sys/kernel/notes", id, &idsize) ||
-				     idsize < kernel->build_id_size ||
-				     memcmp(id, kernel->build_id, kernel->build_id_size))) {
+	if (symbols_conf.kallsyms) {
+		/* as perf: the file given is taken as it is, whatever kernel recorded */
+		path = symbols_conf.kallsyms;
+	} else if (symbols_conf.symfs) {
+		/* as perf: under a symfs, the local kallsyms is not the recorded machine's */
+		kernel->status = DSO_MISSING;
+		return;
+	} else if (kernel->has_build_id &&
+		   (build_id_from_notes_file("/sys/kernel/notes", id, &idsize) ||
+		    idsize < kernel->build_id_size ||
+		    memcmp(id, kernel->build_id, kernel->build_id_size))) {
 		/* recorded on another kernel: its kallsyms from the build-id cache (perf's path) */
 		build_id_hex(hex, kernel->build_id, kernel->build_id_size);
 		snprintf(cached, sizeof(cached), "%s/[kernel.kallsyms]/%s/kallsyms", d->home_debug,
@@ -199,7 +207,7 @@ void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc)
 		}
 		path = cached;
 	}
-	buf = path == cached ? NULL : kernel_prefetched(d, &len, false);
+	buf = path == cached || symbols_conf.kallsyms ? NULL : kernel_prefetched(d, &len, false);
 	if (!buf)
 		buf = read_whole(path, &len);
 	if (!buf) {

@@ -17,7 +17,9 @@
 #include <unistd.h>
 
 #include "prec.h"
+#include "report/filter.h"
 #include "report/report.h"
+#include "report/symbols.h"
 #include "util/log.h"
 #include "util/parse.h"
 #include "util/perf-config.h"
@@ -83,6 +85,26 @@ static void usage(FILE *f)
 	    "                        with --comm, --pid or --tid: percentages of what the\n"
 	    "                        filters let through (relative) or of everything (absolute,\n"
 	    "                        the default)\n"
+	    "\n"
+	    "Input and filters, as perf report takes them:\n"
+	    "  -d, --dsos LIST       only the rows of these binaries (comma list)\n"
+	    "  -S, --symbols LIST    only the rows of these symbols (comma list)\n"
+	    "      --symbol-filter STR\n"
+	    "                        only the rows whose symbol holds STR (so does an argument)\n"
+	    "  -U, --hide-unresolved only samples and call-chain entries that have a symbol\n"
+	    "      --time RANGES     only samples in START,STOP (seconds; more ranges separated\n"
+	    "                        by spaces) or in percent slices: 10%%/2, 0%%-10%%,30%%-40%%\n"
+	    "      --max-stack N     keep N entries of each call chain\n"
+	    "  -G, --inverted        show call chains caller first (-g caller)\n"
+	    "      --header          print the header and the features, then the report\n"
+	    "  -I, --show-info       with --header or --header-only: the topology, caches and\n"
+	    "                        memory nodes in full\n"
+	    "      --tasks           print the recorded threads: pid, tid, parent, command\n"
+	    "      --symfs DIR       look for binaries, debug files and kallsyms under DIR\n"
+	    "      --kallsyms FILE   read the kernel's symbols from FILE\n"
+	    "      --no-demangle     show C++ symbols as they are in the binary\n"
+	    "      --ignore-vmlinux  accepted: prec reads the kernel's symbols from kallsyms\n"
+	    "\n"
 	    "  -v, --verbose         print more detail on stderr (repeat for more)\n"
 	    "  -q, --quiet           print no warnings, only errors\n"
 	    "  -h, --help            print this help\n");
@@ -111,7 +133,24 @@ enum {
 	OPT_SHOW_CPU_UTIL,
 	OPT_PERCENTAGE,
 	OPT_PERF_ONLY, /* perf report options prec does not have: refused by name */
+	/* input and filters */
+	OPT_SYMBOL_FILTER,
+	OPT_TIME,
+	OPT_MAX_STACK,
+	OPT_HEADER,
+	OPT_TASKS,
+	OPT_SYMFS,
+	OPT_KALLSYMS,
+	OPT_DEMANGLE,
+	OPT_NO_DEMANGLE,
+	OPT_IGNORE_VMLINUX,
+	OPT_VMLINUX,
 };
+
+/* the input and filter options' letters after the others' */
+static const char short_options[] = ":i:s:C:g::Dvqh"
+				    "nt:F:p:x" /* the columns */
+				    "d:S:UGIk:c:"; /* input and filters */
 
 static const struct option long_options[] = {
     {"input", required_argument, NULL, 'i'},
@@ -145,6 +184,24 @@ static const struct option long_options[] = {
     {"hierarchy", no_argument, NULL, OPT_PERF_ONLY},
     {"parent", required_argument, NULL, OPT_PERF_ONLY},
     {"exclude-other", no_argument, NULL, OPT_PERF_ONLY},
+    /* input and filters */
+    {"comms", required_argument, NULL, OPT_COMM},
+    {"dsos", required_argument, NULL, 'd'},
+    {"symbols", required_argument, NULL, 'S'},
+    {"symbol-filter", required_argument, NULL, OPT_SYMBOL_FILTER},
+    {"hide-unresolved", no_argument, NULL, 'U'},
+    {"time", required_argument, NULL, OPT_TIME},
+    {"max-stack", required_argument, NULL, OPT_MAX_STACK},
+    {"inverted", no_argument, NULL, 'G'},
+    {"header", no_argument, NULL, OPT_HEADER},
+    {"show-info", no_argument, NULL, 'I'},
+    {"tasks", no_argument, NULL, OPT_TASKS},
+    {"symfs", required_argument, NULL, OPT_SYMFS},
+    {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
+    {"demangle", no_argument, NULL, OPT_DEMANGLE},
+    {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
+    {"ignore-vmlinux", no_argument, NULL, OPT_IGNORE_VMLINUX},
+    {"vmlinux", required_argument, NULL, 'k'},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -329,6 +386,167 @@ static bool children_default(void)
 	return b;
 }
 
+/* What perf report calls its options that prec does not have: refused, but named as perf's. */
+static const char *const perf_only[] = {
+    "-b",
+    "--branch-stack",
+    "--branch-history",
+    "--stitch-lbr",
+    "--itrace",
+    "--mem-mode",
+    "-f",
+    "--force",
+    "-m",
+    "--modules",
+    "-T",
+    "--threads",
+    "--pretty",
+    "--tui",
+    "--gtk",
+    "-p",
+    "--parent",
+    "-x",
+    "--exclude-other",
+    "--ignore-callees",
+    "-w",
+    "--column-widths",
+    "--source",
+    "--asm-raw",
+    "-M",
+    "--disassembler-style",
+    "--prefix",
+    "--prefix-strip",
+    "--group",
+    "--group-sort-idx",
+    "--objdump",
+    "--demangle-kernel",
+    "--samples",
+    "--full-source-path",
+    "--show-ref-call-graph",
+    "--socket-filter",
+    "--raw-trace",
+    "--stdio-color",
+    "--inline",
+    "--percent-type",
+    "--ns",
+    "--time-quantum",
+    "--switch-on",
+    "--switch-off",
+    "--show-on-off-events",
+    "--total-cycles",
+    "--disable-order",
+    "--skip-empty",
+    "--no-skip-empty",
+    "-F",
+    "--fields",
+    "--hierarchy",
+    "--mmaps",
+    NULL,
+};
+
+#define PERF_ONLY ": perf report has it, prec report does not"
+
+/* Is the option (short c, or the long one written in arg, "--name[=value]") one of perf's? */
+static bool perf_report_has(int c, const char *arg)
+{
+	char name[64];
+	size_t len;
+
+	if (c) {
+		name[0] = '-';
+		name[1] = (char)c;
+		name[2] = '\0';
+	} else {
+		if (!arg || strncmp(arg, "--", 2))
+			return false;
+		len = strcspn(arg, "=");
+		if (len >= sizeof(name))
+			return false;
+		memcpy(name, arg, len);
+		name[len] = '\0';
+	}
+	for (size_t i = 0; perf_only[i]; i++)
+		if (!strcmp(perf_only[i], name))
+			return true;
+	return false;
+}
+
+/* The options of perf report's input and filters (struct filter_opts, symbols_conf). */
+static int parse_filter_opt(struct report_opts *o, int c, const char *arg)
+{
+	struct filter_opts *f = &o->filter;
+	struct time_range *r;
+	u64 v;
+	u32 n;
+
+	switch (c) {
+	case 'd':
+		if (filter_list_add(&f->dsos, &f->nr_dsos, arg))
+			return usage_error("report", "--dsos needs at least one name");
+		break;
+	case 'S':
+		if (filter_list_add(&f->syms, &f->nr_syms, arg))
+			return usage_error("report", "--symbols needs at least one name");
+		break;
+	case OPT_SYMBOL_FILTER:
+		f->sym_substr = arg;
+		break;
+	case 'U':
+		f->hide_unresolved = true;
+		break;
+	case OPT_TIME:
+		/* percentages are checked now, over any span, and placed once the file is open */
+		if (filter_time_parse(arg, 1, 1000000000, &r, &n))
+			return usage_error(
+			    "report",
+			    "--time: '%s' is not a time range (START,STOP in seconds, "
+			    "or percentages: 10%%/2, 0%%-10%%,30%%-40%%)",
+			    arg);
+		free(r);
+		f->time_str = arg;
+		break;
+	case OPT_MAX_STACK:
+		if (parse_u64(arg, &v) || v > 0x7fffffff)
+			return usage_error("report", "--max-stack: '%s' is not a number", arg);
+		/* as perf: 0 keeps no entry, which is -g none */
+		f->max_stack = (int)v;
+		if (!v)
+			o->chain_mode = CHAIN_NONE;
+		break;
+	case 'G':
+		o->caller = true;
+		o->order_given = true;
+		break;
+	case OPT_HEADER:
+		f->header = true;
+		break;
+	case 'I':
+		f->show_info = true;
+		break;
+	case OPT_SYMFS:
+		symbols_conf.symfs = *arg ? arg : NULL; /* "" is no symfs, as in perf */
+		break;
+	case OPT_KALLSYMS:
+		if (access(arg, R_OK))
+			return usage_error("report", "--kallsyms: cannot read %s: %s", arg,
+					   strerror(errno));
+		symbols_conf.kallsyms = arg;
+		break;
+	case OPT_DEMANGLE:
+		symbols_conf.no_demangle = false;
+		break;
+	case OPT_NO_DEMANGLE:
+		symbols_conf.no_demangle = true;
+		break;
+	case OPT_IGNORE_VMLINUX:
+		break; /* prec reads no vmlinux: the kernel's symbols come from kallsyms */
+	case 'k':
+		return usage_error("report", "-k/--vmlinux: prec reads the kernel's symbols from "
+					     "kallsyms, not from a vmlinux (use --kallsyms FILE)");
+	}
+	return 0;
+}
+
 static void opts_free(struct report_opts *o)
 {
 	for (u32 i = 0; i < o->nr_comms; i++)
@@ -337,6 +555,7 @@ static void opts_free(struct report_opts *o)
 	free(o->pids);
 	free(o->tids);
 	cpu_map_free(&o->cpus);
+	filter_opts_free(&o->filter);
 }
 
 /* What a view takes of the options every view could take. */
@@ -355,6 +574,7 @@ static const struct view {
     {'D', report_dump, 0},
     {OPT_OVERHEAD, report_overhead, TAKES_JSON | TAKES_INTERVALS},
     {OPT_COUNTERS, report_counters, TAKES_JSON | TAKES_INTERVALS},
+    {OPT_TASKS, report_tasks, 0},
 };
 
 static const struct view *view_of(int opt)
@@ -387,7 +607,7 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:C:g::Dvqhnt:F:p:x", long_options, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, short_options, long_options, &li)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -462,6 +682,7 @@ int cmd_report(int argc, char **argv)
 			o.children = true;
 			break;
 		case OPT_STATS:
+		case OPT_TASKS:
 		case 'D':
 		case OPT_HEADER_ONLY:
 		case OPT_OVERHEAD:
@@ -515,6 +736,28 @@ int cmd_report(int argc, char **argv)
 				usage_error("report", "-%c is a perf report option that prec report "
 						      "does not have", c);
 			goto usage;
+		case 'c':
+			if (parse_comms(&o, optarg))
+				goto usage;
+			break;
+		case 'd':
+		case 'S':
+		case OPT_SYMBOL_FILTER:
+		case 'U':
+		case OPT_TIME:
+		case OPT_MAX_STACK:
+		case 'G':
+		case OPT_HEADER:
+		case 'I':
+		case OPT_SYMFS:
+		case OPT_KALLSYMS:
+		case OPT_DEMANGLE:
+		case OPT_NO_DEMANGLE:
+		case OPT_IGNORE_VMLINUX:
+		case 'k':
+			if (parse_filter_opt(&o, c, optarg))
+				goto usage;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -530,11 +773,17 @@ int cmd_report(int argc, char **argv)
 			goto usage;
 		default:
 			if (optopt && optopt < 256)
-				usage_error("report", "unknown option '-%c'", optopt);
+				usage_error("report", "unknown option '-%c'%s", optopt,
+					    perf_report_has(optopt, NULL) ? PERF_ONLY : "");
 			else
-				usage_error("report", "unknown option '%s'", argv[optind - 1]);
+				usage_error("report", "unknown option '%s'%s", argv[optind - 1],
+					    perf_report_has(0, argv[optind - 1]) ? PERF_ONLY : "");
 			goto usage;
 		}
+	}
+	if (optind + 1 == argc && !o.filter.sym_substr) {
+		/* as perf: one argument left is a symbol filter */
+		o.filter.sym_substr = argv[optind++];
 	}
 	if (optind < argc) {
 		usage_error("report", "unexpected argument '%s'", argv[optind]);
@@ -542,8 +791,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (nr_views + o.folded + !!o.flamegraph > 1) {
 		usage_error("report",
-			    "--stats, -D, --header-only, --overhead, --counters, --folded "
-			    "and --flamegraph are separate views: give one");
+			    "--stats, -D, --header-only, --overhead, --counters, --tasks, "
+			    "--folded and --flamegraph are separate views: give one");
 		goto usage;
 	}
 	if (o.intervals && !(view->takes & TAKES_INTERVALS)) {
@@ -567,11 +816,30 @@ int cmd_report(int argc, char **argv)
 	}
 	o.input = input;
 
+	if (o.filter.header && view->opt) {
+		usage_error("report", "--header goes with the profile; --header-only prints the "
+				      "header alone");
+		goto usage;
+	}
 	if (report_open(&rep, input)) {
 		opts_free(&o);
 		return 1;
 	}
-	ret = report_close(&rep, view->fn(&rep, &o));
+	if (filter_time_setup(&rep, &o.filter)) {
+		opts_free(&o);
+		return report_close(&rep, 1);
+	}
+	ret = 0;
+	if (o.filter.header && pd_reader_is_pipe(rep.r)) {
+		/* a pipe's features come with its records: they cannot be read twice */
+		error("%s: --header needs a file, not a pipe-mode stream; use --header-only",
+		      rep.name);
+		ret = 1;
+	} else if (o.filter.header)
+		ret = report_header(&rep, &o) ? 1 : 0;
+	if (!ret)
+		ret = view->fn(&rep, &o);
+	ret = report_close(&rep, ret);
 	opts_free(&o);
 	return ret;
 

@@ -36,6 +36,27 @@ struct overhead_opts {
 	double fail_above; /* --fail-above PCT; negative when not given */
 };
 
+/* A time range of --time, in the samples' clock: 0 leaves that end open. */
+struct time_range {
+	u64 start, end;
+};
+
+/* perf report's input and filter options (report/filter.c). */
+struct filter_opts {
+	char **dsos; /* --dsos */
+	u32 nr_dsos;
+	char **syms; /* --symbols */
+	u32 nr_syms;
+	const char *sym_substr;	  /* --symbol-filter */
+	const char *time_str;	  /* --time, as given */
+	struct time_range *times; /* its ranges, once the file gave its first and last sample */
+	u32 nr_times;
+	int max_stack;	      /* --max-stack; 0 when not given */
+	bool hide_unresolved; /* --hide-unresolved: only samples (and frames) with a symbol */
+	bool header;	      /* --header: the header, then the report */
+	bool show_info;	      /* -I: the topology and the rest of the header in full */
+};
+
 /* Every option of prec report, as the command parsed them; each view reads those it takes. */
 struct report_opts {
 	const char *input;
@@ -67,6 +88,7 @@ struct report_opts {
 	bool pct_relative;	/* --percentage relative: of what the filters let through */
 	const char *field_sep;	/* -t: columns separated by this, not padded with blanks */
 	struct overhead_opts overhead;
+	struct filter_opts filter;
 };
 
 /*
@@ -120,5 +142,13 @@ int report_overhead(struct report *rep, const struct report_opts *o);
  * Return: 0, or 1 after printing an error (a file without readings is one).
  */
 int report_counters(struct report *rep, const struct report_opts *o);
+
+/**
+ * report_tasks - the threads of the file, each under its parent, as perf report --tasks prints
+ * them (report/tasks.c).
+ *
+ * Return: 0, or 1 after printing an error.
+ */
+int report_tasks(struct report *rep, const struct report_opts *o);
 
 #endif

@@ -281,6 +281,7 @@ static void thread_unhash(struct session *s, struct thread *t)
 	if (s->last_thread == t)
 		s->last_thread = NULL;
 	s->nr_threads--;
+	t->replaced = true;
 }
 
 static void thread_hash(struct session *s, struct thread *t)
@@ -329,6 +330,7 @@ static struct thread *thread_findnew(struct session *s, int pid, int tid)
 	t = xcalloc(1, sizeof(*t));
 	t->pid = pid;
 	t->tid = tid;
+	t->ppid = -1;
 	own_comm(s, t);
 	thread_hash(s, t);
 	if (s->last_thread_added)
@@ -666,6 +668,7 @@ static void process_fork(struct session *s, const struct pd_record_header *h)
 	else if (t == parent)
 		return;
 	t = thread_findnew(s, (int)b.pid, (int)b.tid);
+	t->ppid = parent->tid;
 	if (parent->comm_set) {
 		t->comm = parent->comm;
 		t->comm_set = true;
@@ -1175,7 +1178,8 @@ void session_init(struct session *s, struct report *rep, sample_fn fn, void *arg
 	/* kallsyms will be needed when some event samples the kernel (pipe mode: not known yet) */
 	for (u32 i = 0; i < pd_reader_nr_attrs(s->r) || !pd_reader_nr_attrs(s->r); i++) {
 		if (i >= pd_reader_nr_attrs(s->r) || !pd_reader_attr(s->r, i)->exclude_kernel) {
-			kernel_prefetch(&s->dsos);
+			if (!symbols_conf.kallsyms && !symbols_conf.symfs)
+				kernel_prefetch(&s->dsos);
 			break;
 		}
 	}

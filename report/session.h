@@ -44,6 +44,8 @@ struct thread {
 	bool comm_set;	  /* a COMM (or the parent's at FORK) named it; else ":tid" */
 	struct interned *own_comm; /* that ":tid" */
 	struct maps *maps;
+	int ppid;      /* the parent's tid, from FORK (perf's thread->ppid); -1 if none */
+	bool replaced; /* a newer thread of its tid took its place */
 	void *memo; /* the view's memory of this thread's previous sample */
 	void (*memo_free)(void *memo);
 };

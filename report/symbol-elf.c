@@ -376,7 +376,8 @@ void load_elf_dso_quiet(struct dsos *d, struct dso *dso)
 	if (dso->has_build_id) {
 		memcpy(bid, dso->build_id, BUILD_ID_MAX);
 		bid_size = dso->build_id_size;
-	} else if (dso->kind == DSO_USER && !elf_file_open(&probe, dso->name)) {
+	} else if (dso->kind == DSO_USER &&
+		   !elf_file_open(&probe, symfs_path(paths[0], PATH_MAX, dso->name))) {
 		/* no build-id recorded: take the file's own, to find its debug file (as perf) */
 		if (probe.has_bid) {
 			memcpy(bid, probe.bid, BUILD_ID_MAX);
@@ -396,14 +397,17 @@ void load_elf_dso_quiet(struct dsos *d, struct dso *dso)
 				 hex, hex + 2);
 		nr++;
 		if (dso->kind == DSO_USER) {
-			snprintf(paths[nr], PATH_MAX, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
+			char dbg[PATH_MAX];
+
+			snprintf(dbg, PATH_MAX, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex,
 				 hex + 2);
+			symfs_path(paths[nr], PATH_MAX, dbg);
 			is_debug[nr] = true;
 			nr++;
 		}
 	}
 	if (dso->kind == DSO_USER)
-		snprintf(paths[nr++], PATH_MAX, "%s", dso->name);
+		symfs_path(paths[nr++], PATH_MAX, dso->name);
 
 	for (int i = 0; i < nr; i++) {
 		struct elf_file *f = &files[i];
@@ -429,7 +433,8 @@ void load_elf_dso_quiet(struct dsos *d, struct dso *dso)
 		if (seg_src < 0 && !is_debug[i])
 			seg_src = i;
 	}
-	if (dso->kind == DSO_VDSO && seg_src < 0 && !own_vdso(&files[3])) {
+	/* under a symfs, perf finds [vdso] only in the symfs's build-id cache */
+	if (dso->kind == DSO_VDSO && seg_src < 0 && !symbols_conf.symfs && !own_vdso(&files[3])) {
 		if (bid_matches(dso, &files[3])) {
 			found = true;
 			seg_src = 3;

@@ -188,6 +188,25 @@ const char *dso_status_str(enum dso_status s);
 /* Why addresses of dso found no symbol: its status, or that it has only dynamic symbols. */
 const char *dso_why_unresolved(const struct dso *dso);
 
+/*
+ * Where symbols are looked for and how they are shown: perf report's --symfs, --kallsyms and
+ * --no-demangle. Set before the session starts; the loaders only read it.
+ */
+struct symbols_conf {
+	const char *symfs;    /* every path of a binary, debug file or cache is under it; or NULL */
+	const char *kallsyms; /* the kernel's symbols from this file, not /proc/kallsyms */
+	bool no_demangle;     /* C++ names as the binary has them */
+};
+
+extern struct symbols_conf symbols_conf;
+
+/**
+ * symfs_path - path under --symfs (or path itself without it), into buf of len bytes.
+ *
+ * Return: buf.
+ */
+char *symfs_path(char *buf, size_t len, const char *path);
+
 /* ---- the kernel ---- */
 
 struct kernel_info {

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/filter.h"
 #include "report/hist.h"
 #include "report/top.h"
 #include "util/json.h"
@@ -185,9 +186,11 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 			break;
 		case SORT_DSO:
 			w = dso;
+			c->elide[k] = o->filter.nr_dsos == 1;
 			break;
 		case SORT_SYM:
 			w = sym;
+			c->elide[k] = o->filter.nr_syms == 1;
 			break;
 		case SORT_CPU:
 			w = 3;
@@ -197,6 +200,7 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 			w = (u32)strlen(key_titles[o->keys[k]]);
 		c->width[k] = w;
 	}
+	filter_unelide(o, c->elide);
 }
 
 /* The value columns before the sort keys, in perf's order (perf_hpp__init()). */
@@ -640,10 +644,13 @@ int view_table(struct profile *p, FILE *out)
 	sort_entries(p);
 	if (p->want_chains)
 		profile_chains_build(p);
-	fprintf(out, "# To display the perf.data header info, please use --header-only.\n#\n");
+	if (!o->filter.header)
+		fprintf(out, "# To display the perf.data header info, please use "
+			     "--header/--header-only options.\n#\n");
 	for (u32 k = 0; k < o->nr_keys; k++)
 		if (o->keys[k] == SORT_COMM && o->nr_comms == 1)
 			fprintf(out, "# comm: %s\n", o->comms[0]);
+	filter_heading(o, out);
 	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", p->s.lost_samples);
 	for (u32 i = 0; i < p->nr_ev; i++)
 		nr_events += p->ev[i].nr_samples ? 1 : 0;
@@ -670,8 +677,11 @@ int view_table(struct profile *p, FILE *out)
 		compute_widths(p, hs, &c);
 		/* --percentage relative: the header counts what the filters let through */
 		unit_number(hs->nr_samples - (o->pct_relative ? hs->nr_filtered : 0), &n, &unit);
-		fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'\n", n, unit,
+		fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'", n, unit,
 			report_event_name(p->s.r, i, name, sizeof(name)));
+		if (o->filter.time_str)
+			fprintf(out, " (time slices: %s)", o->filter.time_str);
+		fputc('\n', out);
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", hists_pct_total(o, hs));
 		print_titles(o, &c, out);
 		for (u32 j = 0; j < hs->nr; j++) {

@@ -31,7 +31,8 @@ test_expect "an unknown short option of report: exit 2, one line" '
 	usage_error "$PREC" report -Z && grep -q -- "-Z" err'
 test_expect "-i without its file: exit 2, one line" 'usage_error "$PREC" report -i'
 test_expect "two views at once: exit 2, one line" 'usage_error "$PREC" report --stats -D'
-test_expect "a stray argument: exit 2, one line" 'usage_error "$PREC" report some.data'
+# one argument is a symbol filter, as in perf; a second is an error
+test_expect "a stray argument: exit 2, one line" 'usage_error "$PREC" report hot_a some.data'
 
 # Every option the usage lists is documented in the man page.
 man_has_options() {

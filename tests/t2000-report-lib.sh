@@ -447,7 +447,7 @@ usage_error() {
 	local rc
 	"$PREC" report "$@" >out 2>err
 	rc=$?
-	[ $rc = 2 ] || fail "exit $rc from: $*" || return 1
+	[ $rc = 2 ] || { cat err; fail "exit $rc from: $*"; } || return 1
 	[ "$(wc -l <err)" = 1 ] || { cat err; fail "not one line on stderr"; } || return 1
 	grep -q '^prec' err || fail "the line does not start with prec"
 }

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * perf report's sample filters for the profile (report/filter.c): --time, --dsos, --symbols,
+ * --symbol-filter, --hide-unresolved and --max-stack, on the options of struct filter_opts
+ * (report/report.h).
+ */
+#ifndef PREC_REPORT_FILTER_H
+#define PREC_REPORT_FILTER_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "report/report.h"
+#include "report/session.h"
+
+/**
+ * filter_time_parse - parse --time as perf does: "START,STOP" in seconds (either may be
+ * empty), several separated by spaces; or percentages of [first, last]: "10%/2" (the second
+ * tenth), "0%-10%,30%-40%", "10%" (the first tenth).
+ *
+ * Return: 0 with *out (malloc'ed) and *nr set, or -EINVAL.
+ */
+int filter_time_parse(const char *str, u64 first, u64 last, struct time_range **out, u32 *nr);
+
+/**
+ * filter_time_setup - turn f->time_str into ranges, with the first and last sample times the
+ * file records (its SAMPLE_TIME feature) for the percent forms.
+ *
+ * Return: 0, or -1 after printing why.
+ */
+int filter_time_setup(struct report *rep, struct filter_opts *f);
+
+/**
+ * filter_time_skip - is a sample taken at time outside the --time ranges? A sample without a
+ * time never is.
+ *
+ * Return: true to drop the sample.
+ */
+bool filter_time_skip(const struct filter_opts *f, u64 time);
+
+/**
+ * filter_frame_skip - does the sample's own frame fail --dsos, --symbols or --symbol-filter
+ * (which perf applies to the first event, attr 0, alone)?
+ *
+ * Return: true when its row is hidden (the sample still counts in the total).
+ */
+bool filter_frame_skip(const struct filter_opts *f, u32 attr, const struct frame *fr);
+
+/**
+ * filter_chain - apply --max-stack and --hide-unresolved to a chain of n frames, callee first;
+ * caller: the chains are shown (and cut) from the outermost caller.
+ *
+ * Return: the number of frames left at the start of frames.
+ */
+u32 filter_chain(const struct filter_opts *f, const struct session *s, bool caller, u32 *frames,
+		 u32 n);
+
+/**
+ * filter_list_add - add the names of a comma list to *list.
+ *
+ * Return: 0, or -EINVAL when arg holds no name.
+ */
+int filter_list_add(char ***list, u32 *nr, const char *arg);
+
+/**
+ * filter_heading - print perf's "# dso: NAME" and "# symbol: NAME" lines for a --dsos or
+ * --symbols of one name whose column is shown (it is then left out of the table).
+ */
+void filter_heading(const struct report_opts *o, FILE *out);
+
+/**
+ * filter_unelide - as perf, show every column again when each would be left out (elide[k] for
+ * the k-th sort key).
+ */
+void filter_unelide(const struct report_opts *o, bool *elide);
+
+/* Free what the options hold. */
+void filter_opts_free(struct filter_opts *f);
+
+#endif
