@@ -16,8 +16,8 @@
 # output, the routed commands and their stderr stay in the scratch directory named at the start.
 #
 # The test scripts are not part of prec: DIR defaults to the copies perf 6.1 installs
-# (/usr/lib/perf-core/tests/shell) and to $PERF_SHELL_TESTS (default /work/perf-tests), if it
-# exists, for newer copies from the kernel tree, laid out as in tools/perf/tests/shell.
+# (/usr/lib/perf-core/tests/shell) and to $PERF_SHELL_TESTS, if set, for newer copies from a
+# kernel tree (its tools/perf/tests/shell, or a directory laid out as it).
 set -uo pipefail
 
 # The scripts that exercise perf record or perf report, and what they test. The others under
@@ -220,7 +220,7 @@ command -v timeout >/dev/null || die "timeout (coreutils) is needed"
 
 if [ ${#dirs[@]} = 0 ]; then
 	for d in /usr/lib/perf-core/tests/shell /usr/libexec/perf-core/tests/shell \
-		"${PERF_SHELL_TESTS:-/work/perf-tests}"; do
+		${PERF_SHELL_TESTS:+"$PERF_SHELL_TESTS"}; do
 		[ -d "$d" ] && dirs+=("$d")
 	done
 	[ ${#dirs[@]} = 0 ] && die "no perf shell tests found: give their directory"
