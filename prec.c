@@ -10,6 +10,7 @@
 #include "config.h"
 #include "format/perf-data.h"
 #include "prec.h"
+#include "util/buildid-cache.h"
 #include "util/log.h"
 
 struct command {
@@ -38,7 +39,8 @@ static const struct command *find_command(const char *name)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: prec [--version] [-h] COMMAND [ARGS]\n\nCommands:\n");
+	fprintf(f, "usage: prec [--version] [-h] [--buildid-dir DIR] [--no-pager] COMMAND [ARGS]\n\n"
+		   "Commands:\n");
 	for (size_t i = 0; i < NR_COMMANDS; i++)
 		fprintf(f, "   %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\nSee 'prec help COMMAND' or 'prec COMMAND -h' for a command's options.\n");
@@ -64,11 +66,47 @@ static int cmd_help(int argc, char **argv)
 	return cmd->fn(2, sub);
 }
 
+/*
+ * perf's options before the command that mean something to prec: --buildid-dir DIR (the build-id
+ * cache of every command) and --no-pager (prec never pages). Return: how many arguments they
+ * took, or -1 after saying what is wrong.
+ */
+static int global_options(int argc, char **argv)
+{
+	int i = 1;
+
+	while (i < argc && argv[i][0] == '-') {
+		if (!strcmp(argv[i], "--buildid-dir")) {
+			if (i + 1 >= argc || !*argv[i + 1]) {
+				fprintf(stderr, "prec: --buildid-dir needs a directory\n");
+				return -1;
+			}
+			buildid_cache_set_dir(argv[i + 1]);
+			i += 2;
+		} else if (!strncmp(argv[i], "--buildid-dir=", 14) && argv[i][14]) {
+			buildid_cache_set_dir(argv[i] + 14);
+			i++;
+		} else if (!strcmp(argv[i], "--no-pager")) {
+			i++;
+		} else {
+			break;
+		}
+	}
+	return i - 1;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
+	int n;
 
 	pd_set_log(log_format_message);
+	n = global_options(argc, argv);
+	if (n < 0)
+		return 2;
+	argv[n] = argv[0];
+	argc -= n;
+	argv += n;
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -248,7 +248,7 @@ fi
 
 # make_shim DIR COMMANDS: a `perf` that sends COMMANDS to prec and the rest to the real perf.
 # perf's options before the command (perf --buildid-dir DIR record ...) are perf's, not the
-# command's: the build-id directory travels as PERF_BUILDID_DIR, the rest only change paging.
+# command's: prec takes --buildid-dir there too; the rest only change paging or debugging.
 # What prec prints on stderr still reaches the test as it comes, and is also kept in
 # DIR/prec.log between the command line and its exit status; the shim waits for both, so the
 # test sees every line before its next command. A signal sent to this perf's pid does not reach
@@ -262,11 +262,12 @@ real='$real_perf'
 prec='$prec'
 log='$dir/prec.log'
 args=("\$@")
+global=()
 i=0
 while [ \$i -lt \${#args[@]} ]; do
 	case \${args[i]} in
-	--buildid-dir) export PERF_BUILDID_DIR=\${args[i+1]-}; i=\$((i + 2)) ;;
-	--buildid-dir=*) export PERF_BUILDID_DIR=\${args[i]#*=}; i=\$((i + 1)) ;;
+	--buildid-dir) global+=("\${args[@]:i:2}"); i=\$((i + 2)) ;;
+	--buildid-dir=*) global+=("\${args[i]}"); i=\$((i + 1)) ;;
 	--debug) i=\$((i + 2)) ;;
 	--debug=*|--no-pager|-P|--paginate|-p) i=\$((i + 1)) ;;
 	*) break ;;
@@ -276,7 +277,7 @@ case " $cmds " in
 *" \${args[i]-none} "*)
 	$summary_env
 	printf '%s [%s] prec %s\n' "\$(date +%T)" "\$PWD" "\${args[*]:i}" >>"\$log"
-	{ "\$prec" "\${args[@]:i}" 2>&1 >&3 3>&- | tee -a "\$log" >&2 3>&-
+	{ "\$prec" "\${global[@]}" "\${args[@]:i}" 2>&1 >&3 3>&- | tee -a "\$log" >&2 3>&-
 		rc=\${PIPESTATUS[0]}; } 3>&1
 	printf '%s exit %s\n' "\$(date +%T)" "\$rc" >>"\$log"
 	exit "\$rc"

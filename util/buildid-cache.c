@@ -5,131 +5,44 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/build-id.h"
 #include "util/buildid-cache.h"
+#include "util/perf-config.h"
 
 /* perf's debug-info directory, where distributions put separate debug info by build-id. */
 #define SYSTEM_DEBUG_DIR "/usr/lib/debug/.build-id"
 
 /* ---------------------------------------------------------------------------------------- */
-/* The perf config files. */
-
-/* A blank-trimmed copy of s[0, len) into out (size bytes); false when it does not fit. */
-static bool copy_trimmed(const char *s, size_t len, char *out, size_t size)
-{
-	while (len && isspace((unsigned char)*s)) {
-		s++;
-		len--;
-	}
-	while (len && isspace((unsigned char)s[len - 1]))
-		len--;
-	if (len >= 2 && s[0] == '"' && s[len - 1] == '"') {
-		s++;
-		len -= 2;
-	}
-	if (len >= size)
-		return false;
-	memcpy(out, s, len);
-	out[len] = '\0';
-	return true;
-}
-
-/*
- * key's value in one git-style config file: "[section]" lines, then "name = value" lines;
- * '#' and ';' start comments. Returns 0 when the file sets it (the last setting wins).
- */
-static int config_file_get(const char *path, const char *section, const char *name, char *out,
-			   size_t size)
-{
-	char line[PATH_MAX + 256], cur[128] = "";
-	int ret = -ENOENT;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return -ENOENT;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *eq, *end;
-
-		while (isspace((unsigned char)*p))
-			p++;
-		if (*p == '#' || *p == ';' || !*p)
-			continue;
-		if (*p == '[') {
-			end = strchr(p, ']');
-			if (!end || !copy_trimmed(p + 1, (size_t)(end - p - 1), cur, sizeof(cur)))
-				cur[0] = '\0';
-			continue;
-		}
-		eq = strchr(p, '=');
-		if (!eq || strcasecmp(cur, section))
-			continue;
-		end = eq;
-		while (end > p && isspace((unsigned char)end[-1]))
-			end--;
-		if ((size_t)(end - p) != strlen(name) || strncasecmp(p, name, (size_t)(end - p)))
-			continue;
-		end = eq + 1 + strcspn(eq + 1, "#;\n");
-		if (copy_trimmed(eq + 1, (size_t)(end - eq - 1), out, size))
-			ret = 0;
-	}
-	fclose(f);
-	return ret;
-}
-
-/* perf's reading of a boolean environment variable: set and not false. */
-static bool env_bool(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && *v && strcmp(v, "0") && strcasecmp(v, "false") && strcasecmp(v, "no") &&
-	       strcasecmp(v, "off");
-}
-
-int perfconfig_get(const char *key, char *out, size_t size)
-{
-	const char *dot = strchr(key, '.'), *env = getenv("PERF_CONFIG"), *home;
-	char section[128], user[PATH_MAX];
-	int ret = -ENOENT;
-
-	if (!dot || (size_t)(dot - key) >= sizeof(section))
-		return -ENOENT;
-	memcpy(section, key, (size_t)(dot - key));
-	section[dot - key] = '\0';
-	if (env)
-		return config_file_get(env, section, dot + 1, out, size);
-	if (!env_bool("PERF_CONFIG_NOSYSTEM") &&
-	    !config_file_get("/etc/perfconfig", section, dot + 1, out, size))
-		ret = 0;
-	home = getenv("HOME");
-	if (!env_bool("PERF_CONFIG_NOGLOBAL") && home && *home &&
-	    (size_t)snprintf(user, sizeof(user), "%s/.perfconfig", home) < sizeof(user) &&
-	    !config_file_get(user, section, dot + 1, out, size))
-		ret = 0;
-	return ret;
-}
-
-/* ---------------------------------------------------------------------------------------- */
 /* The cache. */
+
+/* perf's global --buildid-dir (prec --buildid-dir DIR COMMAND), NULL when not given. */
+static const char *global_dir;
+
+void buildid_cache_set_dir(const char *dir)
+{
+	global_dir = dir;
+}
 
 int buildid_cache_dir(const char *opt, char *out, size_t size)
 {
+	struct perf_config_error err;
 	const char *home = getenv("HOME");
 	int n;
 
+	if (!opt || !*opt)
+		opt = global_dir;
 	if (opt && *opt)
 		n = snprintf(out, size, "%s", opt);
-	else if (!perfconfig_get("buildid.dir", out, size) && *out)
+	else if (perf_config_get("buildid.dir", out, size, &err) > 0 && *out)
 		return 0;
 	else if (home && *home)
 		n = snprintf(out, size, "%s/.debug", home);

@@ -25,8 +25,15 @@ enum buildid_cache_kind {
 };
 
 /**
- * buildid_cache_dir - the cache directory as perf 6.1 chooses it: @opt (perf's --buildid-dir)
- * when given, else buildid.dir of the perf config files (perfconfig_get()), else $HOME/.debug.
+ * buildid_cache_set_dir - the directory perf's global option names (perf --buildid-dir DIR
+ * record ...): buildid_cache_dir() takes it when its caller gives none.
+ * @dir: the directory, kept (not copied); NULL forgets it
+ */
+void buildid_cache_set_dir(const char *dir);
+
+/**
+ * buildid_cache_dir - the cache directory as perf 6.1 chooses it: @opt (the command's
+ * --buildid-dir) when given, else the global one (buildid_cache_set_dir()), else buildid.dir of perf's configuration (perf_config_get()), else $HOME/.debug.
  * perf sets PERF_BUILDID_DIR for the programs it runs but does not read it, so neither does this.
  * @out: @size bytes
  *
@@ -56,15 +63,5 @@ int buildid_cache_add(const char *dir, const char *name, const char *src, const 
  */
 int buildid_cache_find(const char *dir, const u8 *bid, u8 bid_size, const char *base, char *out,
 		       size_t size);
-
-/**
- * perfconfig_get - the value of @key ("section.name") in the perf config files, as perf reads
- * them: $PERF_CONFIG alone when it is set, else /etc/perfconfig (unless
- * $PERF_CONFIG_NOSYSTEM is set) and then ~/.perfconfig, the later file winning.
- * @out: @size bytes; the value with surrounding blanks and quotes removed
- *
- * Return: 0, or -ENOENT when no file sets it.
- */
-int perfconfig_get(const char *key, char *out, size_t size);
 
 #endif
