@@ -816,9 +816,12 @@ int cmd_report(int argc, char **argv)
 	}
 	o.input = input;
 
-	if (o.filter.header && view->opt) {
-		usage_error("report", "--header goes with the profile; --header-only prints the "
-				      "header alone");
+	/* as perf: the header goes before the profile, --stats, -D and --tasks */
+	if (view->opt == OPT_HEADER_ONLY)
+		o.filter.header = false;
+	if (o.filter.header && (view->opt == OPT_OVERHEAD || view->opt == OPT_COUNTERS)) {
+		usage_error("report", "--header goes with the profile, --stats, -D and --tasks; "
+				      "--header-only prints the header alone");
 		goto usage;
 	}
 	if (report_open(&rep, input)) {

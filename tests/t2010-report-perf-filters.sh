@@ -125,6 +125,10 @@ test_expect "--kallsyms: a kallsyms without the leading kernel symbol" '
 	! grep -q "\[k\] $k\$" prec.out && same_table pp.data --symfs sf --kallsyms ks &&
 	grep -q "\[k\] [a-z_]" prec.out'
 
+test_expect "--header with --stats: perf's header, then the counts" '
+	perf_clean perf report -i pp.data --header --stats >perf.out &&
+	prec_ok prec.out pp.data --header --stats && grep -v "^# feature bit" prec.out >prec.h &&
+	diff perf.out prec.h && grep -q "^# captured on" prec.h && grep -q "SAMPLE events:" prec.h'
 test_expect "--header: perf's header, then the table" '
 	perf_clean perf report -i pp.data --stdio --no-children --header >perf.out &&
 	prec_ok prec.out pp.data --header &&
