@@ -1226,7 +1226,11 @@ static void remove_failed_output(struct record *rec, const char *path)
 	}
 }
 
-/* perf record's build-id cache at the end: what fails is said, and the recording stands. */
+/*
+ * perf record's build-id cache at the end. The recording stands whatever happens here, and, as
+ * perf says nothing when it cannot write the cache (a HOME that is not the user's, a read-only
+ * one), what fails is said with -v only.
+ */
 static void fill_buildid_cache(struct buildid_tracker *bt, const char *opt_dir)
 {
 	struct timespec cpu0, cpu1;
@@ -1235,14 +1239,14 @@ static void fill_buildid_cache(struct buildid_tracker *bt, const char *opt_dir)
 	u64 t0 = record_monotonic_ns();
 
 	if (buildid_cache_dir(opt_dir, dir, sizeof(dir))) {
-		warning("build-id cache: the directory's name is too long");
+		debug(1, "build-id cache: the directory's name is too long");
 		return;
 	}
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
 	nr = buildid_cache_fill(bt, dir, &added, &failed);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
 	if (failed)
-		warning("build-id cache %s: %s", dir, strerror(-failed));
+		debug(1, "build-id cache %s: %s", dir, strerror(-failed));
 	/* what the cache costs, for -v and the fixed-cost benchmark */
 	debug(1, "build-id cache %s: %d binaries, %d added (%.2f ms, %.2f ms CPU)", dir, nr, added,
 	      (record_monotonic_ns() - t0) / 1e6,

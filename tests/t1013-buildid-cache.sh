@@ -141,6 +141,12 @@ test_expect "--buildid-dir DIR: the cache is DIR" '
 	rm -rf n bd && mkdir n && HOME=$T/n "$PREC" record $R --buildid-dir "$T/bd" -o d.data \
 		./prog 0.1 && ! test -e n/.debug && test -f "$(entry bd "$T/prog" "$(bid prog)")/elf"'
 
+test_expect "a cache that cannot be written: the recording stands, without a word (-v says why)" '
+	"$PREC" record $R -q --buildid-dir /proc/self/nodir -o nw.data ./prog 0.1 2>nw.err &&
+	! test -s nw.err && perf_clean perf report -i nw.data --stdio &&
+	"$PREC" record $R -v --buildid-dir /proc/self/nodir -o nw.data ./prog 0.1 2>nw.err &&
+	grep -q "^prec: build-id cache /proc/self/nodir: " nw.err'
+
 test_expect "prec --buildid-dir DIR record, as perf --buildid-dir DIR record: the cache is DIR" '
 	rm -rf n gbd pgbd && mkdir n &&
 	HOME=$T/n "$PREC" --buildid-dir "$T/gbd" record $R -o g.data ./prog 0.1 &&
