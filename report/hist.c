@@ -1163,12 +1163,40 @@ static void rename_comms(struct profile *p)
 	free(gid_to);
 }
 
+/*
+ * The sort keys among the -F fields group the rows too, after those of --sort (none when -F
+ * alone chose the columns, as perf takes its keys from them then).
+ */
+static void fields_keys(struct report_opts *o)
+{
+	if (o->nr_fields && o->fields_strict && !o->sort_given)
+		o->nr_keys = 0;
+	o->nr_sort_keys = o->nr_keys;
+	for (u32 i = 0; i < o->nr_fields; i++) {
+		u32 k;
+
+		if (o->fields[i] >= FIELD_OVERHEAD)
+			continue;
+		for (k = 0; k < o->nr_keys && o->keys[k] != (enum sort_key)o->fields[i]; k++)
+			;
+		if (k == o->nr_keys && k < SORT_MAX)
+			o->keys[o->nr_keys++] = (enum sort_key)o->fields[i];
+	}
+	if (o->hierarchy && o->children) {
+		/* perf's hierarchy has no children view; the chains keep that view's order */
+		o->children = false;
+		if (!o->order_given)
+			o->caller = true;
+	}
+}
+
 int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 {
 	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->o = o;
+	fields_keys(o);
 	session_init(&p->s, rep, add_sample, p);
 	/* pipe mode tells its events as it goes: whether they have chains is known then */
 	p->want_folded = o->folded || o->flamegraph;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,6 +84,12 @@ static void usage(FILE *f)
 	    "                        with --comm, --pid or --tid: percentages of what the\n"
 	    "                        filters let through (relative) or of everything (absolute,\n"
 	    "                        the default)\n"
+	    "  -F, --fields FIELDS   the columns, a comma list of overhead, overhead_sys,\n"
+	    "                        overhead_us, overhead_guest_sys, overhead_guest_us,\n"
+	    "                        overhead_children, sample, period and sort keys; the sort\n"
+	    "                        keys come from them when --sort is not given; +FIELDS adds\n"
+	    "                        them to the default columns\n"
+	    "      --hierarchy       one level per sort key, each indented under the one before\n"
 	    "  -v, --verbose         print more detail on stderr (repeat for more)\n"
 	    "  -q, --quiet           print no warnings, only errors\n"
 	    "  -h, --help            print this help\n");
@@ -110,6 +117,8 @@ enum {
 	OPT_SHOW_TOTAL_PERIOD,
 	OPT_SHOW_CPU_UTIL,
 	OPT_PERCENTAGE,
+	/* the table's fields and layout */
+	OPT_HIERARCHY,
 	OPT_PERF_ONLY, /* perf report options prec does not have: refused by name */
 };
 
@@ -141,8 +150,8 @@ static const struct option long_options[] = {
     {"show-cpu-utilization", no_argument, NULL, OPT_SHOW_CPU_UTIL},
     {"field-separator", required_argument, NULL, 't'},
     {"percentage", required_argument, NULL, OPT_PERCENTAGE},
-    {"fields", required_argument, NULL, OPT_PERF_ONLY},
-    {"hierarchy", no_argument, NULL, OPT_PERF_ONLY},
+    {"fields", required_argument, NULL, 'F'},
+    {"hierarchy", no_argument, NULL, OPT_HIERARCHY},
     {"parent", required_argument, NULL, OPT_PERF_ONLY},
     {"exclude-other", no_argument, NULL, OPT_PERF_ONLY},
     {"verbose", no_argument, NULL, 'v'},
@@ -174,15 +183,16 @@ static bool perf_sort_key(const char *key)
 	return false;
 }
 
+static const struct {
+	const char *name;
+	enum sort_key key;
+} names[] = {
+    {"comm", SORT_COMM}, {"pid", SORT_PID}, {"tid", SORT_TID},	  {"dso", SORT_DSO},
+    {"sym", SORT_SYM},	 {"symbol", SORT_SYM}, {"cpu", SORT_CPU},
+};
+
 static int parse_sort(struct report_opts *o, const char *arg)
 {
-	static const struct {
-		const char *name;
-		enum sort_key key;
-	} names[] = {
-	    {"comm", SORT_COMM}, {"pid", SORT_PID}, {"tid", SORT_TID},	  {"dso", SORT_DSO},
-	    {"sym", SORT_SYM},	 {"symbol", SORT_SYM}, {"cpu", SORT_CPU},
-	};
 	char *copy = xstrdup(arg), *tok, *save = NULL;
 	int ret = 0;
 
@@ -220,6 +230,65 @@ next:;
 	free(copy);
 	if (!ret && !o->nr_keys)
 		ret = usage_error("report", "--sort needs at least one key");
+	return ret;
+}
+
+/*
+ * -F/--fields: perf's output fields, its value columns and its sort keys, each named by any
+ * prefix of its name, in any case, the value columns first (as perf's output_field_add() looks
+ * them up); a leading '+' adds them to the default columns.
+ */
+static int parse_fields(struct report_opts *o, const char *arg)
+{
+	static const struct {
+		const char *name;
+		int field;
+	} fields[] = {
+	    {"overhead", FIELD_OVERHEAD},
+	    {"overhead_sys", FIELD_OVERHEAD_SYS},
+	    {"overhead_us", FIELD_OVERHEAD_US},
+	    {"overhead_guest_sys", FIELD_OVERHEAD_GUEST_SYS},
+	    {"overhead_guest_us", FIELD_OVERHEAD_GUEST_US},
+	    {"overhead_children", FIELD_OVERHEAD_CHILDREN},
+	    {"sample", FIELD_SAMPLE},
+	    {"period", FIELD_PERIOD},
+	    {"pid", SORT_PID},
+	    {"comm", SORT_COMM},
+	    {"dso", SORT_DSO},
+	    {"sym", SORT_SYM},
+	    {"symbol", SORT_SYM},
+	    {"cpu", SORT_CPU},
+	    {"tid", SORT_TID},
+	};
+	char *copy = xstrdup(arg), *tok, *save = NULL;
+	int ret = 0;
+
+	o->nr_fields = 0;
+	o->fields_strict = *arg != '+';
+	for (tok = strtok_r(copy + !o->fields_strict, ", ", &save); tok && !ret;
+	     tok = strtok_r(NULL, ", ", &save)) {
+		size_t i, len = strlen(tok);
+		u32 k;
+
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (!strncasecmp(tok, fields[i].name, len))
+				break;
+		if (i == sizeof(fields) / sizeof(fields[0]))
+			ret = usage_error("report",
+					  perf_sort_key(tok) ? "-F: '%s' is perf report's, prec "
+							       "report does not have it"
+							     : "-F: unknown field '%s'",
+					  tok);
+		for (k = 0; !ret && k < o->nr_fields && o->fields[k] != fields[i].field; k++)
+			;
+		if (!ret && k == o->nr_fields && o->nr_fields == FIELD_MAX)
+			ret = usage_error("report", "-F: too many fields in '%s'", arg);
+		else if (!ret && k == o->nr_fields)
+			o->fields[o->nr_fields++] = fields[i].field;
+	}
+	free(copy);
+	if (!ret && !o->nr_fields)
+		ret = usage_error("report", "-F needs at least one field");
 	return ret;
 }
 
@@ -505,6 +574,12 @@ int cmd_report(int argc, char **argv)
 			o.pct_relative = !strcmp(optarg, "relative");
 			break;
 		case 'F':
+			if (parse_fields(&o, optarg))
+				goto usage;
+			break;
+		case OPT_HIERARCHY:
+			o.hierarchy = true;
+			break;
 		case 'p':
 		case 'x':
 		case OPT_PERF_ONLY:
@@ -544,6 +619,10 @@ int cmd_report(int argc, char **argv)
 		usage_error("report",
 			    "--stats, -D, --header-only, --overhead, --counters, --folded "
 			    "and --flamegraph are separate views: give one");
+		goto usage;
+	}
+	if (o.hierarchy && o.nr_fields) {
+		usage_error("report", "--hierarchy and --fields cannot be used together");
 		goto usage;
 	}
 	if (o.intervals && !(view->takes & TAKES_INTERVALS)) {

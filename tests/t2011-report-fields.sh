@@ -1,0 +1,97 @@
+#!/bin/bash
+# t2011: perf report's -F/--fields and --hierarchy in prec report, against perf report --stdio
+# on the same files (recorded by perf and by prec, with and without -g): the columns -F names,
+# in its order, the sort keys taken from it, '+' to add to the default columns; the hierarchy's
+# levels, titles, indentation, limits and call graphs; and what both refuse.
+# shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
+. "$(dirname "$0")/lib.sh"
+. "$PREC_SRC/tests/t2000-report-lib.sh"
+
+test_expect "-F: an unknown field is one line naming it" '
+	usage_error -i none.data -F overhead,nosuch && grep -q "nosuch" err'
+test_expect "-F: a sort key of perf that prec lacks is named as perf's" '
+	usage_error -i none.data -F overhead,socket && grep -q "socket.*perf report'"'"'s" err'
+test_expect "-F: '+' alone names no field" 'usage_error -i none.data -F +'
+test_expect "--hierarchy and -F together are refused, as perf refuses them" '
+	usage_error -i none.data --hierarchy -F overhead,sym && grep -q hierarchy err'
+test_expect "the options are in the usage" '
+	"$PREC" report -h >usage && grep -q -- "--fields" usage && grep -q -- "--hierarchy" usage'
+
+if ! have root || ! have perf || [ ! -x "$W" ]; then
+	test_skip "the options on recorded files" "needs root, perf and hot3"
+	done_testing
+	exit
+fi
+
+# perf's configuration: nothing of the machine's.
+unset PERF_CONFIG PERF_CONFIG_NOSYSTEM PERF_CONFIG_NOGLOBAL
+export HOME=$T/home
+mkdir -p "$HOME"
+
+# same FILE ARGS...: the table of the first event, from its "# Samples" line on, is perf's
+# character for character (perf's tip and the lines that are only "#" aside).
+same() {
+	perf_clean perf report --stdio -i "$@" >perf.out || return 1
+	prec_ok prec.out "$@" || return 1
+	awk '/^# Samples/ {n++} n == 1' perf.out | grep -v -e '^# (Tip' -e '^#$' >perf.tab
+	awk '/^# Samples/ {n++} n == 1' prec.out | grep -v -e '^#$' >prec.tab
+	[ -s prec.tab ] || fail "no table" || return 1
+	diff perf.tab prec.tab >&2 || fail "not perf's table for: $*"
+}
+
+test_expect "perf and prec record hot3 with and without -g" '
+	rec_perf plain -- "$W" -c 0.2 && rec_perf chains -g -- "$W" 0.2 &&
+	rec_prec pplain -- "$W" -c 0.2 && rec_prec pchains -g -- "$W" 0.2'
+
+# 1. -F: rows under 0.5% aside (ties among the addresses that only call chains reach, in the
+# children view, are another matter), and graphs in the plain view (the children view orders
+# rows of equal Children shares by the depth of their call chains, another matter too).
+for f in plain pchains; do
+	for a in "-F overhead,sym" "-F overhead,sample,period,overhead_sys,overhead_us,comm,dso" \
+		"-F +sample" "-F +sample,period -s sym" "-F sym -s sym" "-F overhead,sym -s dso" \
+		"-F sample,sym" "-F overhead" "-F sym,overhead -t ," "-F ov,SYM,Dso" \
+		"-F overhead_children,overhead,sym" "-F overhead_guest_sys,overhead_guest_us,sym" \
+		"-F overhead,sym,pid -n"; do
+		test_expect "$f: $a is perf's" "same $f.data -g none --percent-limit 0.5 $a"
+	done
+done
+for f in pplain chains; do
+	for a in "-F overhead,sym" "-F +sample -s dso,sym" "-F sym,sample -t ,"; do
+		test_expect "$f: $a is perf's" "same $f.data -g none --percent-limit 0.5 $a"
+	done
+done
+for f in chains pchains; do
+	test_expect "$f: -F with call graphs is perf's" "
+		same $f.data --no-children -F overhead,sym -g caller &&
+		same $f.data --no-children -F overhead,dso,sym -s sym --percent-limit 2"
+	test_expect "$f: -F in the children view: the rows only call chains reach, at 0%" "
+		same $f.data -g none --percent-limit 0.5 -F overhead,sym && grep -q '^     0.00%  ' prec.tab"
+done
+test_expect "-F without -s: the rows are grouped by -F's keys only" '
+	same plain.data -g none -F overhead,dso && [ "$(grep -c "%" prec.tab)" -le 6 ] &&
+	same plain.data -g none -F overhead && grep -q "^   100.00%$" prec.tab'
+test_expect "-F sym,overhead: the rows are ordered by name first, as perf's" '
+	same plain.data -g none -F sym,overhead &&
+	grep "^\[" prec.tab | cut -c5- | cut -d" " -f1 >names && LC_ALL=C sort -c names'
+
+# 2. --hierarchy
+for f in pplain chains; do
+	for a in "" "-n -s dso,sym" "-s sym,dso" "-s dso,comm --percent-limit 3" \
+		"-s dso,sym --percent-limit 3 -n" "-s dso,pid,cpu -t ," "--show-total-period" \
+		"--show-cpu-utilization -s pid,sym --percent-limit 1"; do
+		test_expect "$f: --hierarchy $a is perf's" "same $f.data -g none --hierarchy $a"
+	done
+done
+for f in chains pchains; do
+	for a in "" "-g callee,1" "-g flat" "-s sym --percent-limit 5"; do
+		test_expect "$f: --hierarchy $a with call graphs is perf's" "same $f.data --hierarchy $a"
+	done
+done
+test_expect "--hierarchy: a level the limit empties says so, as perf" '
+	same plain.data -g none --hierarchy --percent-limit 60 &&
+	grep -q "^ *no entry >= 60.00%$" prec.tab'
+test_expect "--hierarchy: the levels are indented by three" '
+	same plain.data -g none --hierarchy &&
+	grep -q "^   100.00%        hot3 *$" prec.tab && grep -q "^          [ 0-9.]*%        \[\.\] hot_a$" prec.tab'
+
+done_testing
