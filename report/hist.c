@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "report/hist.h"
+#include "report/srcline.h"
 #include "util/hash.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -139,6 +140,7 @@ static u32 key_hash(const struct hist_entry *k)
 	h ^= (k->sym_start + (k->sym_end << 7) + k->resolved) * 0x165667b19e3779f9ULL;
 	h ^= k->rel * 0x27d4eb2f165667c5ULL;
 	h ^= (u64)(u32)k->tid << 32 | (u32)k->cpu;
+	h ^= (u64)(uintptr_t)k->srcline * 0x9e3779b97f4a7c15ULL;
 	return (u32)hash_mix64(h);
 }
 
@@ -147,7 +149,7 @@ static bool key_equal(const struct hist_entry *a, const struct hist_entry *b)
 	/* not the level: perf's sort__sym_cmp() compares the addresses only; the first shows */
 	return a->comm == b->comm && a->dso_name == b->dso_name && a->resolved == b->resolved &&
 	       a->sym_start == b->sym_start && a->sym_end == b->sym_end && a->rel == b->rel &&
-	       a->tid == b->tid && a->cpu == b->cpu;
+	       a->tid == b->tid && a->cpu == b->cpu && a->srcline == b->srcline;
 }
 
 /* The table holds (hash, index) pairs: probing touches no entry until a hash matches. */
@@ -336,6 +338,7 @@ struct memo_slot {
 	u32 entry; /* index of the row in its hists */
 	u16 cpumode; /* the samples' own: a row counts kernel and user time apart */
 	const char *comm;
+	const char *srcline; /* with the sort key srcline: the samples' own */
 	u32 chain;	  /* its chain record, EMPTY if none yet */
 	u32 row_samples;  /* samples not yet added to the row */
 	u64 row_period;	  /* and their period */
@@ -549,7 +552,7 @@ static bool memo_chain_matches(const struct memo *m, const struct psample *smp, 
  * so with the thread or the CPU when the sort keys hold them it decides the row.
  */
 struct row_cache_entry {
-	const char *comm;
+	const char *comm, *srcline;
 	u32 frame, entry;
 	int attr, cpu, tid;
 };
@@ -573,7 +576,7 @@ static inline int row_tid(const struct report_opts *o, const struct thread *t)
  * a symbol is keyed (rel, level).
  */
 static void row_key(struct profile *p, struct hist_entry *key, const char *comm, int tid, int cpu,
-		    u32 f, const struct frame *fr, u64 rel, char level)
+		    u32 f, const struct frame *fr, u64 rel, char level, const char *srcline)
 {
 	const struct report_opts *o = p->o;
 
@@ -604,8 +607,38 @@ static void row_key(struct profile *p, struct hist_entry *key, const char *comm,
 		case SORT_CPU:
 			key->cpu = cpu;
 			break;
+		case SORT_SRCLINE:
+			key->srcline = srcline;
+			break;
 		}
 	}
+}
+
+/*
+ * The source line of a sample's own address (the sort key srcline): its map-relative address,
+ * found as the frame's was, since a frame stands for a whole symbol.
+ */
+static const char *sample_srcline(struct profile *p, struct thread *t, const struct psample *smp,
+				  const struct frame *fr)
+{
+	const struct maps *ms = smp->cpumode == PERF_RECORD_MISC_KERNEL ? p->s.kmaps : t->maps;
+	u64 rel = smp->ip;
+	u32 lo = 0, hi = ms->nr;
+
+	while (fr->dso && lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		const struct map *m = &ms->v[mid];
+
+		if (smp->ip < m->start) {
+			hi = mid;
+		} else if (smp->ip >= m->end) {
+			lo = mid + 1;
+		} else {
+			rel = m->identity ? smp->ip : smp->ip - m->start + m->pgoff;
+			break;
+		}
+	}
+	return srcline_get(p->srclines, fr->dso, fr->sym, rel);
 }
 
 static inline struct row_cache_entry *row_cache_slot(struct profile *p, const struct psample *smp,
@@ -629,6 +662,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	struct memo_slot *sl = NULL;
 	const struct memo *prev;
 	struct memo *m;
+	const char *src = NULL;
 
 	if (o->cpu_filter && (smp->cpu < 0 || !cpu_map_has(&o->cpus, smp->cpu)))
 		return;
@@ -652,11 +686,13 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		return;
 	}
 	p->samples_shown++;
+	if (p->srclines)
+		src = sample_srcline(p, t, smp, session_frame(s, f));
 	for (u32 k = 0; ms && k < MEMO_SLOTS; k++) {
 		struct memo_slot *x = &ms->slot[k];
 
 		if (x->leaf == f && x->used && x->attr == smp->attr && x->comm == t->comm &&
-		    x->cpu == smp->cpu && x->cpumode == smp->cpumode) {
+		    x->cpu == smp->cpu && x->cpumode == smp->cpumode && x->srcline == src) {
 			sl = x;
 			break;
 		}
@@ -673,12 +709,12 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		struct row_cache_entry *rc = row_cache_slot(p, smp, t, f);
 
 		if (rc->frame == f && rc->comm == t->comm && rc->attr == smp->attr &&
-		    rc->cpu == row_cpu(o, smp) && rc->tid == row_tid(o, t)) {
+		    rc->cpu == row_cpu(o, smp) && rc->tid == row_tid(o, t) && rc->srcline == src) {
 			e = &hs->v[rc->entry];
 			goto found;
 		}
 		fr = session_frame(s, f);
-		row_key(p, &key, t->comm, t->tid, smp->cpu, f, fr, fr->rel, fr->level);
+		row_key(p, &key, t->comm, t->tid, smp->cpu, f, fr, fr->rel, fr->level, src);
 		e = hists_findnew(p, hs, &key);
 		p->row_lookups++;
 		e->attr = smp->attr;
@@ -687,6 +723,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		rc->attr = smp->attr;
 		rc->cpu = row_cpu(o, smp);
 		rc->tid = row_tid(o, t);
+		rc->srcline = src;
 		rc->entry = (u32)(e - hs->v);
 	found:
 		if (!e->samples) {
@@ -703,6 +740,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		sl->leaf = f;
 		sl->cpu = smp->cpu;
 		sl->cpumode = smp->cpumode;
+		sl->srcline = src;
 		sl->entry = (u32)(e - hs->v);
 	}
 	if (!p->want_chains)
@@ -1007,7 +1045,7 @@ static u32 chain_entry_row(struct profile *p, struct hists *hs, const struct his
 	int attr = self->attr;
 
 	/* perf keys a chain entry without a symbol by its address, not the map's offset */
-	row_key(p, &key, comm, self->tid, self->cpu, f, fr, fr->ip, level);
+	row_key(p, &key, comm, self->tid, self->cpu, f, fr, fr->ip, level, NULL);
 	e = hists_findnew(p, hs, &key);
 	if (!e->frame) {
 		/* new: a row that only call chains pass through */
@@ -1197,6 +1235,9 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	memset(p, 0, sizeof(*p));
 	p->o = o;
 	fields_keys(o);
+	for (u32 i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == SORT_SRCLINE && !srclines_available())
+			return error("the sort key srcline needs prec built with libdw (elfutils)");
 	session_init(&p->s, rep, add_sample, p);
 	/* pipe mode tells its events as it goes: whether they have chains is known then */
 	p->want_folded = o->folded || o->flamegraph;
@@ -1205,6 +1246,8 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	/* frame 0 is no frame: an empty entry never matches */
 	p->row_cache = xcalloc(1u << ROW_CACHE_BITS, sizeof(*p->row_cache));
 	for (u32 i = 0; i < o->nr_keys; i++) {
+		if (o->keys[i] == SORT_SRCLINE && !p->srclines)
+			p->srclines = srclines_new();
 		if (o->keys[i] == SORT_CPU)
 			o->row_by_cpu = true;
 		if (o->keys[i] == SORT_PID || o->keys[i] == SORT_TID)
@@ -1224,6 +1267,10 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	/* as perf: without call chains in the file there is nothing to add up */
 	if (o->children && !file_has_chains(p->s.r))
 		o->children = false;
+	if (o->children && p->srclines)
+		return error("%s: prec report shows the sort key srcline without the children "
+			     "view: add --no-children",
+			     o->input);
 	if (o->children)
 		children_add(p);
 	p->by_gid = xcalloc(p->next_gid ? p->next_gid : 1, sizeof(*p->by_gid));
@@ -1250,5 +1297,6 @@ void profile_free(struct profile *p)
 	free(p->frame_name);
 	free(p->by_gid);
 	free(p->row_cache);
+	srclines_free(p->srclines);
 	session_exit(&p->s);
 }

@@ -29,6 +29,7 @@ struct hist_entry {
 	u64 rel; /* unresolved: the map-relative address */
 	int tid, cpu;
 	char level;
+	const char *srcline; /* the sort key srcline: one pointer per text (report/srcline.h) */
 	u32 hash;
 	/* what it shows */
 	u32 frame;	       /* the frame of its first sample */
@@ -115,6 +116,7 @@ struct profile {
 	u64 filtered; /* samples that a --comm, --pid or --tid filter left out */
 	u64 samples_shown;
 	struct hist_entry **by_gid;
+	struct srclines *srclines; /* the sort key srcline's cache; NULL without that key */
 };
 
 /**

@@ -40,7 +40,8 @@ static void usage(FILE *f)
 	    "  -i, --input FILE      the file to read (default: perf.data, or stdin when it is a\n"
 	    "                        pipe); - reads a pipe-mode stream from stdin\n"
 	    "  -s, --sort KEYS       group and order the rows by these keys, a comma list of\n"
-	    "                        comm, pid, tid, dso, sym, cpu (default: comm,dso,sym)\n"
+	    "                        comm, pid, tid, dso, sym, cpu, srcline (default:\n"
+	    "                        comm,dso,sym)\n"
 	    "      --comm LIST       only the samples of these commands (comma list)\n"
 	    "      --pid LIST        only the samples of these processes\n"
 	    "      --tid LIST        only the samples of these threads\n"
@@ -164,7 +165,7 @@ static const struct option long_options[] = {
 static bool perf_sort_key(const char *key)
 {
 	static const char *const keys[] = {
-	    "parent",	     "socket",	      "srcline",	 "srcfile",	  "sym_size",
+	    "parent",	     "socket",	      "srcfile",	  "sym_size",
 	    "dso_size",	     "cgroup",	      "cgroup_id",	 "time",	  "trace",
 	    "weight",	     "local_weight",  "transaction",	 "ipc_null",	  "code_page_size",
 	    "ins_lat",	     "local_ins_lat", "p_stage_cyc",	 "local_p_stage_cyc", "addr",
@@ -189,6 +190,7 @@ static const struct {
 } names[] = {
     {"comm", SORT_COMM}, {"pid", SORT_PID}, {"tid", SORT_TID},	  {"dso", SORT_DSO},
     {"sym", SORT_SYM},	 {"symbol", SORT_SYM}, {"cpu", SORT_CPU},
+    {"srcline", SORT_SRCLINE},
 };
 
 static int parse_sort(struct report_opts *o, const char *arg)
@@ -206,14 +208,14 @@ static int parse_sort(struct report_opts *o, const char *arg)
 		if (i == sizeof(names) / sizeof(names[0]) && perf_sort_key(tok)) {
 			ret = usage_error("report",
 					  "sort key '%s' is perf report's, prec report does not "
-					  "have it (comm, pid, tid, dso, sym, cpu)",
+					  "have it (comm, pid, tid, dso, sym, cpu, srcline)",
 					  tok);
 			break;
 		}
 		if (i == sizeof(names) / sizeof(names[0])) {
 			ret = usage_error("report",
 					  "unknown sort key '%s' (comm, pid, tid, dso, sym, "
-					  "cpu)",
+					  "cpu, srcline)",
 					  tok);
 			break;
 		}
@@ -258,6 +260,7 @@ static int parse_fields(struct report_opts *o, const char *arg)
 	    {"sym", SORT_SYM},
 	    {"symbol", SORT_SYM},
 	    {"cpu", SORT_CPU},
+	    {"srcline", SORT_SRCLINE},
 	    {"tid", SORT_TID},
 	};
 	char *copy = xstrdup(arg), *tok, *save = NULL;

@@ -19,6 +19,7 @@ enum sort_key {
 	SORT_DSO,
 	SORT_SYM,
 	SORT_CPU,
+	SORT_SRCLINE, /* the source file and line of the sampled address */
 };
 
 #define SORT_MAX 8

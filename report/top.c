@@ -49,11 +49,13 @@ struct columns {
 static const char *const key_titles[] = {
     [SORT_COMM] = "Command",	  [SORT_PID] = "    Pid:Command", [SORT_TID] = "    Tid",
     [SORT_DSO] = "Shared Object", [SORT_SYM] = "Symbol",	  [SORT_CPU] = "CPU",
+    [SORT_SRCLINE] = "Source:Line",
 };
 
 static const char *const key_names[] = {
     [SORT_COMM] = "comm", [SORT_PID] = "pid", [SORT_TID] = "tid",
     [SORT_DSO] = "dso",	  [SORT_SYM] = "sym", [SORT_CPU] = "cpu",
+    [SORT_SRCLINE] = "srcline",
 };
 
 /* The value columns, by enum field less FIELD_OVERHEAD: titles and widths as perf's. */
@@ -180,6 +182,8 @@ static int key_cmp(const struct hist_entry *a, const struct hist_entry *b, enum 
 		return c;
 	case SORT_CPU:
 		return a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
+	case SORT_SRCLINE:
+		return cmp_str(a->srcline, b->srcline);
 	}
 	return 0;
 }
@@ -256,7 +260,7 @@ static const char *dso_cell(struct profile *p, const struct hist_entry *e)
 static void compute_widths(struct profile *p, const struct hists *hs, struct columns *c)
 {
 	const struct report_opts *o = p->o;
-	u32 comm = 0, dso = 0, sym = 0;
+	u32 comm = 0, dso = 0, sym = 0, src = 0;
 	bool unresolved = false;
 
 	for (u32 i = 0; i < hs->nr; i++) {
@@ -276,6 +280,8 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 		}
 		if (fr->dso && fr->dso->short_len > dso)
 			dso = fr->dso->short_len;
+		if (e->srcline && strlen(e->srcline) > src)
+			src = (u32)strlen(e->srcline);
 	}
 	if (unresolved && dso < 16 && !o->field_sep) /* perf: not with -t */
 		dso = 16;
@@ -306,6 +312,9 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 			break;
 		case SORT_CPU:
 			w = 3;
+			break;
+		case SORT_SRCLINE:
+			w = src;
 			break;
 		}
 		if (w < strlen(key_titles[col->id]))
@@ -373,6 +382,9 @@ static void key_cell(struct profile *p, const struct hist_entry *e, const struct
 		break;
 	case SORT_CPU:
 		snprintf(cell, len, "%*.*d", w, w, e->cpu);
+		break;
+	case SORT_SRCLINE:
+		snprintf(cell, len, "%-*.*s", pad ? w : 0, w, e->srcline ? e->srcline : "");
 		break;
 	}
 }
@@ -1227,6 +1239,10 @@ int view_json(struct profile *p, FILE *out)
 					break;
 				case SORT_CPU:
 					fprintf(out, ", \"cpu\": %d", e->cpu);
+					break;
+				case SORT_SRCLINE:
+					fputs(", \"srcline\": ", out);
+					json_str(out, e->srcline ? e->srcline : "");
 					break;
 				}
 			}

@@ -94,4 +94,74 @@ test_expect "--hierarchy: the levels are indented by three" '
 	same plain.data -g none --hierarchy &&
 	grep -q "^   100.00%        hot3 *$" prec.tab && grep -q "^          [ 0-9.]*%        \[\.\] hot_a$" prec.tab'
 
+# 3. the sort key srcline, on a program built with -g here, on hot3 and on the kernel (no line
+# tables: perf's symbol+offset). Other binaries aside: for lines of header files in DWARF 5 the
+# binutils addr2line that perf runs may name the unit's file instead.
+cat >lines.c <<'CEOF'
+static volatile unsigned long sink;
+
+__attribute__((noinline)) static void one(void)
+{
+	for (int i = 0; i < 2000; i++)
+		sink += i;
+}
+
+__attribute__((noinline)) static void two(void)
+{
+	for (int i = 0; i < 1000; i++)
+		sink ^= i;
+}
+
+int main(void)
+{
+	for (long n = 0; n < 200000; n++) {
+		one();
+		two();
+	}
+	return 0;
+}
+CEOF
+if ! grep -q '^#define HAVE_LIBDW 1' "$PREC_BUILD/config.h" || ! command -v cc >/dev/null; then
+	test_skip "the sort key srcline" "needs prec built with libdw and a C compiler"
+	done_testing
+	exit
+fi
+# rows FILE ARGS...: the rows of the binaries whose lines both read (lines, hot3, the kernel),
+# blanks squeezed (the column is as wide as the widest line of any binary).
+rows() {
+	same "$@" >/dev/null 2>&1
+	for t in perf prec; do
+		grep -e '  lines  ' -e '  hot3  ' -e 'kernel.kallsyms' $t.tab | tr -s ' ' >$t.rows
+	done
+	[ -s prec.rows ] || fail "no rows" || return 1
+	diff perf.rows prec.rows >&2 || fail "not perf's rows for: $*"
+}
+test_expect "a program built with -g here, recorded by perf and prec" '
+	cc -g -O1 -o lines lines.c && rec_perf lperf -- ./lines && rec_prec lprec -- ./lines'
+for f in lperf lprec plain pchains; do
+	test_expect "$f: -s dso,srcline: the lines perf shows" "
+		rows $f.data --no-children -g none -s dso,srcline -n && grep -q ':[0-9]' prec.rows"
+done
+test_expect "the lines are those of the source: the two loops" '
+	same lperf.data --no-children -g none -s srcline,sym --percent-limit 5 &&
+	grep -q "lines.c:6 .*one" prec.tab && grep -q "lines.c:12 .*two" prec.tab'
+test_expect "the kernel has no line tables: symbol+offset, as perf" '
+	rows plain.data --no-children -g none -s dso,srcline && grep -q "kernel.kallsyms.*+[0-9]" prec.rows'
+# squeezed FILE ARGS...: the rows (not the titles) are perf's, blanks squeezed.
+squeezed() {
+	same "$@" >/dev/null 2>&1
+	for t in perf prec; do
+		grep -v '^#' $t.tab | tr -s ' ' >$t.rows
+	done
+	[ -s prec.rows ] || fail "no rows" || return 1
+	diff perf.rows prec.rows >&2 || fail "not perf's rows for: $*"
+}
+test_expect "-F and --hierarchy take srcline too" '
+	rows lperf.data --no-children -g none -F overhead,dso,srcline,sym &&
+	squeezed lperf.data --no-children -g none --hierarchy -s srcline,sym --percent-limit 5 &&
+	grep -q "lines.c:6" prec.rows'
+test_expect "srcline in the children view: refused in one line, not a wrong table" '
+	"$PREC" report -i chains.data -s srcline >out 2>err; [ $? = 1 ] &&
+	[ "$(wc -l <err)" = 1 ] && grep -q "no-children" err'
+
 done_testing
