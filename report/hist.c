@@ -141,6 +141,7 @@ static u32 key_hash(const struct hist_entry *k)
 	h ^= k->rel * 0x27d4eb2f165667c5ULL;
 	h ^= (u64)(u32)k->tid << 32 | (u32)k->cpu;
 	h ^= (u64)(uintptr_t)k->srcline * 0x9e3779b97f4a7c15ULL;
+	h ^= (u64)(uintptr_t)k->parent * 0xc2b2ae3d27d4eb4fULL;
 	return (u32)hash_mix64(h);
 }
 
@@ -149,7 +150,8 @@ static bool key_equal(const struct hist_entry *a, const struct hist_entry *b)
 	/* not the level: perf's sort__sym_cmp() compares the addresses only; the first shows */
 	return a->comm == b->comm && a->dso_name == b->dso_name && a->resolved == b->resolved &&
 	       a->sym_start == b->sym_start && a->sym_end == b->sym_end && a->rel == b->rel &&
-	       a->tid == b->tid && a->cpu == b->cpu && a->srcline == b->srcline;
+	       a->tid == b->tid && a->cpu == b->cpu && a->srcline == b->srcline &&
+	       a->parent == b->parent;
 }
 
 /* The table holds (hash, index) pairs: probing touches no entry until a hash matches. */
@@ -339,6 +341,7 @@ struct memo_slot {
 	u16 cpumode; /* the samples' own: a row counts kernel and user time apart */
 	const char *comm;
 	const char *srcline; /* with the sort key srcline: the samples' own */
+	const char *parent;  /* with the sort key parent: the samples' own */
 	u32 chain;	  /* its chain record, EMPTY if none yet */
 	u32 row_samples;  /* samples not yet added to the row */
 	u64 row_period;	  /* and their period */
@@ -552,7 +555,7 @@ static bool memo_chain_matches(const struct memo *m, const struct psample *smp, 
  * so with the thread or the CPU when the sort keys hold them it decides the row.
  */
 struct row_cache_entry {
-	const char *comm, *srcline;
+	const char *comm, *srcline, *parent;
 	u32 frame, entry;
 	int attr, cpu, tid;
 };
@@ -576,7 +579,8 @@ static inline int row_tid(const struct report_opts *o, const struct thread *t)
  * a symbol is keyed (rel, level).
  */
 static void row_key(struct profile *p, struct hist_entry *key, const char *comm, int tid, int cpu,
-		    u32 f, const struct frame *fr, u64 rel, char level, const char *srcline)
+		    u32 f, const struct frame *fr, u64 rel, char level, const char *srcline,
+		    const char *parent)
 {
 	const struct report_opts *o = p->o;
 
@@ -610,8 +614,59 @@ static void row_key(struct profile *p, struct hist_entry *key, const char *comm,
 		case SORT_SRCLINE:
 			key->srcline = srcline;
 			break;
+		case SORT_PARENT:
+			key->parent = parent;
+			break;
 		}
 	}
+}
+
+static bool chain_caller(const struct report_opts *o);
+
+/*
+ * The sort key parent of a sample (perf's thread__resolve_callchain_sample()): the name of the
+ * first function of its call chain, the sampled one included, whose name matches -p, walked in
+ * the order the call graphs show; NULL (perf's [other]) for none, or without a call chain.
+ */
+static const char *sample_parent(struct profile *p, struct thread *t, const struct psample *smp)
+{
+	u16 cpumode = PERF_RECORD_MISC_USER;
+	u32 frames[MAX_STACK], n = 0;
+
+	/* the entries callee first, each resolved in the mode of the context mark before it */
+	for (u32 i = 0; i < smp->nr_chain && n < MAX_STACK; i++) {
+		u64 ip = smp->chain[i];
+
+		if (ip < PERF_CONTEXT_MAX)
+			frames[n++] = session_resolve(&p->s, t, cpumode, ip);
+		else if (ip == PERF_CONTEXT_KERNEL)
+			cpumode = PERF_RECORD_MISC_KERNEL;
+		else if (ip == PERF_CONTEXT_USER)
+			cpumode = PERF_RECORD_MISC_USER;
+		else if (ip == PERF_CONTEXT_HV)
+			cpumode = PERF_RECORD_MISC_HYPERVISOR;
+		else
+			return NULL; /* a corrupt chain: perf drops all of it */
+	}
+	for (u32 i = 0; i < n; i++) {
+		u32 f = frames[chain_caller(p->o) ? n - 1 - i : i];
+		const struct frame *fr = session_frame(&p->s, f);
+
+		if (!fr->sym)
+			continue;
+		if (f >= p->parent_match_len) {
+			u32 len = (f + 1) * 2;
+
+			p->parent_match = xrealloc(p->parent_match, len);
+			memset(p->parent_match + p->parent_match_len, 0, len - p->parent_match_len);
+			p->parent_match_len = len;
+		}
+		if (!p->parent_match[f])
+			p->parent_match[f] = regexec(p->parent_re, sym_name(fr->sym), 0, NULL, 0) ? 2 : 1;
+		if (p->parent_match[f] == 1)
+			return session_intern(&p->s, sym_name(fr->sym), sym_namelen(fr->sym))->str;
+	}
+	return NULL;
 }
 
 /*
@@ -662,7 +717,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	struct memo_slot *sl = NULL;
 	const struct memo *prev;
 	struct memo *m;
-	const char *src = NULL;
+	const char *src = NULL, *par = NULL;
 
 	if (o->cpu_filter && (smp->cpu < 0 || !cpu_map_has(&o->cpus, smp->cpu)))
 		return;
@@ -688,11 +743,14 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	p->samples_shown++;
 	if (p->srclines)
 		src = sample_srcline(p, t, smp, session_frame(s, f));
+	if (p->parent_re)
+		par = sample_parent(p, t, smp);
 	for (u32 k = 0; ms && k < MEMO_SLOTS; k++) {
 		struct memo_slot *x = &ms->slot[k];
 
 		if (x->leaf == f && x->used && x->attr == smp->attr && x->comm == t->comm &&
-		    x->cpu == smp->cpu && x->cpumode == smp->cpumode && x->srcline == src) {
+		    x->cpu == smp->cpu && x->cpumode == smp->cpumode && x->srcline == src &&
+		    x->parent == par) {
 			sl = x;
 			break;
 		}
@@ -709,12 +767,13 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		struct row_cache_entry *rc = row_cache_slot(p, smp, t, f);
 
 		if (rc->frame == f && rc->comm == t->comm && rc->attr == smp->attr &&
-		    rc->cpu == row_cpu(o, smp) && rc->tid == row_tid(o, t) && rc->srcline == src) {
+		    rc->cpu == row_cpu(o, smp) && rc->tid == row_tid(o, t) && rc->srcline == src &&
+		    rc->parent == par) {
 			e = &hs->v[rc->entry];
 			goto found;
 		}
 		fr = session_frame(s, f);
-		row_key(p, &key, t->comm, t->tid, smp->cpu, f, fr, fr->rel, fr->level, src);
+		row_key(p, &key, t->comm, t->tid, smp->cpu, f, fr, fr->rel, fr->level, src, par);
 		e = hists_findnew(p, hs, &key);
 		p->row_lookups++;
 		e->attr = smp->attr;
@@ -724,6 +783,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		rc->cpu = row_cpu(o, smp);
 		rc->tid = row_tid(o, t);
 		rc->srcline = src;
+		rc->parent = par;
 		rc->entry = (u32)(e - hs->v);
 	found:
 		if (!e->samples) {
@@ -741,6 +801,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		sl->cpu = smp->cpu;
 		sl->cpumode = smp->cpumode;
 		sl->srcline = src;
+		sl->parent = par;
 		sl->entry = (u32)(e - hs->v);
 	}
 	if (!p->want_chains)
@@ -1045,7 +1106,8 @@ static u32 chain_entry_row(struct profile *p, struct hists *hs, const struct his
 	int attr = self->attr;
 
 	/* perf keys a chain entry without a symbol by its address, not the map's offset */
-	row_key(p, &key, comm, self->tid, self->cpu, f, fr, fr->ip, level, NULL);
+	/* perf's cumulative entries take the parent of the sample they come from */
+	row_key(p, &key, comm, self->tid, self->cpu, f, fr, fr->ip, level, NULL, self->parent);
 	e = hists_findnew(p, hs, &key);
 	if (!e->frame) {
 		/* new: a row that only call chains pass through */
@@ -1060,6 +1122,12 @@ static u32 chain_entry_row(struct profile *p, struct hists *hs, const struct his
 static bool children_caller(const struct report_opts *o)
 {
 	return o->order_given ? o->caller : true;
+}
+
+/* The order the call graphs show chains in (perf's callchain_param.order). */
+static bool chain_caller(const struct report_opts *o)
+{
+	return o->children ? children_caller(o) : o->caller;
 }
 
 /*
@@ -1209,6 +1277,13 @@ static void fields_keys(struct report_opts *o)
 {
 	if (o->nr_fields && o->fields_strict && !o->sort_given)
 		o->nr_keys = 0;
+	/* -p adds the sort key parent after those of --sort, as perf's setup_sorting() */
+	for (u32 k = 0; o->parent && k <= o->nr_keys && k < SORT_MAX; k++)
+		if (k == o->nr_keys || o->keys[k] == SORT_PARENT) {
+			if (k == o->nr_keys)
+				o->keys[o->nr_keys++] = SORT_PARENT;
+			break;
+		}
 	o->nr_sort_keys = o->nr_keys;
 	for (u32 i = 0; i < o->nr_fields; i++) {
 		u32 k;
@@ -1248,6 +1323,16 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	for (u32 i = 0; i < o->nr_keys; i++) {
 		if (o->keys[i] == SORT_SRCLINE && !p->srclines)
 			p->srclines = srclines_new();
+		if (o->keys[i] == SORT_PARENT && !p->parent_re) {
+			p->parent_re = xmalloc(sizeof(*p->parent_re));
+			/* report.c checked -p; perf's default pattern compiles */
+			if (regcomp(p->parent_re, o->parent ? o->parent : "^sys_|^do_page_fault",
+				    REG_EXTENDED)) {
+				free(p->parent_re);
+				p->parent_re = NULL;
+				return error("-p: '%s' is not a regular expression", o->parent);
+			}
+		}
 		if (o->keys[i] == SORT_CPU)
 			o->row_by_cpu = true;
 		if (o->keys[i] == SORT_PID || o->keys[i] == SORT_TID)
@@ -1267,6 +1352,11 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	/* as perf: without call chains in the file there is nothing to add up */
 	if (o->children && !file_has_chains(p->s.r))
 		o->children = false;
+	for (u32 i = 0; i < o->nr_sort_keys; i++)
+		if (o->keys[i] == SORT_PARENT && !file_has_chains(p->s.r))
+			return error("%s: the sort key parent looks in call chains, but the samples "
+				     "have none (record with -g)",
+				     o->input);
 	if (o->children && p->srclines)
 		return error("%s: prec report shows the sort key srcline without the children "
 			     "view: add --no-children",
@@ -1298,5 +1388,9 @@ void profile_free(struct profile *p)
 	free(p->by_gid);
 	free(p->row_cache);
 	srclines_free(p->srclines);
+	if (p->parent_re)
+		regfree(p->parent_re);
+	free(p->parent_re);
+	free(p->parent_match);
 	session_exit(&p->s);
 }

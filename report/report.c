@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <regex.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,8 +41,8 @@ static void usage(FILE *f)
 	    "  -i, --input FILE      the file to read (default: perf.data, or stdin when it is a\n"
 	    "                        pipe); - reads a pipe-mode stream from stdin\n"
 	    "  -s, --sort KEYS       group and order the rows by these keys, a comma list of\n"
-	    "                        comm, pid, tid, dso, sym, cpu, srcline (default:\n"
-	    "                        comm,dso,sym)\n"
+	    "                        comm, pid, tid, dso, sym, cpu, srcline, parent\n"
+	    "                        (default: comm,dso,sym)\n"
 	    "      --comm LIST       only the samples of these commands (comma list)\n"
 	    "      --pid LIST        only the samples of these processes\n"
 	    "      --tid LIST        only the samples of these threads\n"
@@ -91,6 +92,10 @@ static void usage(FILE *f)
 	    "                        keys come from them when --sort is not given; +FIELDS adds\n"
 	    "                        them to the default columns\n"
 	    "      --hierarchy       one level per sort key, each indented under the one before\n"
+	    "  -p, --parent REGEX    the sort key parent: the first function of the call chain\n"
+	    "                        whose name matches REGEX (default ^sys_|^do_page_fault);\n"
+	    "                        adds that key\n"
+	    "  -x, --exclude-other   no rows whose parent is [other]\n"
 	    "  -v, --verbose         print more detail on stderr (repeat for more)\n"
 	    "  -q, --quiet           print no warnings, only errors\n"
 	    "  -h, --help            print this help\n");
@@ -153,8 +158,8 @@ static const struct option long_options[] = {
     {"percentage", required_argument, NULL, OPT_PERCENTAGE},
     {"fields", required_argument, NULL, 'F'},
     {"hierarchy", no_argument, NULL, OPT_HIERARCHY},
-    {"parent", required_argument, NULL, OPT_PERF_ONLY},
-    {"exclude-other", no_argument, NULL, OPT_PERF_ONLY},
+    {"parent", required_argument, NULL, 'p'},
+    {"exclude-other", no_argument, NULL, 'x'},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -165,7 +170,7 @@ static const struct option long_options[] = {
 static bool perf_sort_key(const char *key)
 {
 	static const char *const keys[] = {
-	    "parent",	     "socket",	      "srcfile",	  "sym_size",
+	    "socket",	     "srcfile",	  "sym_size",
 	    "dso_size",	     "cgroup",	      "cgroup_id",	 "time",	  "trace",
 	    "weight",	     "local_weight",  "transaction",	 "ipc_null",	  "code_page_size",
 	    "ins_lat",	     "local_ins_lat", "p_stage_cyc",	 "local_p_stage_cyc", "addr",
@@ -190,7 +195,7 @@ static const struct {
 } names[] = {
     {"comm", SORT_COMM}, {"pid", SORT_PID}, {"tid", SORT_TID},	  {"dso", SORT_DSO},
     {"sym", SORT_SYM},	 {"symbol", SORT_SYM}, {"cpu", SORT_CPU},
-    {"srcline", SORT_SRCLINE},
+    {"srcline", SORT_SRCLINE}, {"parent", SORT_PARENT},
 };
 
 static int parse_sort(struct report_opts *o, const char *arg)
@@ -208,14 +213,15 @@ static int parse_sort(struct report_opts *o, const char *arg)
 		if (i == sizeof(names) / sizeof(names[0]) && perf_sort_key(tok)) {
 			ret = usage_error("report",
 					  "sort key '%s' is perf report's, prec report does not "
-					  "have it (comm, pid, tid, dso, sym, cpu, srcline)",
+					  "have it (comm, pid, tid, dso, sym, cpu, srcline, "
+					  "parent)",
 					  tok);
 			break;
 		}
 		if (i == sizeof(names) / sizeof(names[0])) {
 			ret = usage_error("report",
 					  "unknown sort key '%s' (comm, pid, tid, dso, sym, "
-					  "cpu, srcline)",
+					  "cpu, srcline, parent)",
 					  tok);
 			break;
 		}
@@ -259,6 +265,7 @@ static int parse_fields(struct report_opts *o, const char *arg)
 	    {"dso", SORT_DSO},
 	    {"sym", SORT_SYM},
 	    {"symbol", SORT_SYM},
+	    {"parent", SORT_PARENT},
 	    {"cpu", SORT_CPU},
 	    {"srcline", SORT_SRCLINE},
 	    {"tid", SORT_TID},
@@ -583,8 +590,20 @@ int cmd_report(int argc, char **argv)
 		case OPT_HIERARCHY:
 			o.hierarchy = true;
 			break;
-		case 'p':
+		case 'p': {
+			regex_t re;
+
+			if (regcomp(&re, optarg, REG_EXTENDED)) {
+				usage_error("report", "-p: '%s' is not a regular expression", optarg);
+				goto usage;
+			}
+			regfree(&re);
+			o.parent = optarg;
+			break;
+		}
 		case 'x':
+			o.exclude_other = true;
+			break;
 		case OPT_PERF_ONLY:
 			if (c == OPT_PERF_ONLY)
 				usage_error("report", "--%s is a perf report option that prec report "

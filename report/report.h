@@ -20,6 +20,7 @@ enum sort_key {
 	SORT_SYM,
 	SORT_CPU,
 	SORT_SRCLINE, /* the source file and line of the sampled address */
+	SORT_PARENT,  /* the first caller whose name matches -p (perf's parent) */
 };
 
 #define SORT_MAX 8
@@ -87,6 +88,8 @@ struct report_opts {
 	bool fields_strict; /* -F without a leading '+': only these columns, keys from them */
 	u32 nr_sort_keys;   /* of keys, those that order the rows before the -F columns do */
 	bool hierarchy;	    /* --hierarchy: one level per sort key, indented */
+	const char *parent; /* -p: what the sort key parent looks for (NULL: perf's default) */
+	bool exclude_other; /* -x: no rows whose parent is [other] */
 	struct overhead_opts overhead;
 };
 

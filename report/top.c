@@ -49,13 +49,13 @@ struct columns {
 static const char *const key_titles[] = {
     [SORT_COMM] = "Command",	  [SORT_PID] = "    Pid:Command", [SORT_TID] = "    Tid",
     [SORT_DSO] = "Shared Object", [SORT_SYM] = "Symbol",	  [SORT_CPU] = "CPU",
-    [SORT_SRCLINE] = "Source:Line",
+    [SORT_SRCLINE] = "Source:Line", [SORT_PARENT] = "Parent symbol",
 };
 
 static const char *const key_names[] = {
     [SORT_COMM] = "comm", [SORT_PID] = "pid", [SORT_TID] = "tid",
     [SORT_DSO] = "dso",	  [SORT_SYM] = "sym", [SORT_CPU] = "cpu",
-    [SORT_SRCLINE] = "srcline",
+    [SORT_SRCLINE] = "srcline", [SORT_PARENT] = "parent",
 };
 
 /* The value columns, by enum field less FIELD_OVERHEAD: titles and widths as perf's. */
@@ -184,6 +184,8 @@ static int key_cmp(const struct hist_entry *a, const struct hist_entry *b, enum 
 		return a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
 	case SORT_SRCLINE:
 		return cmp_str(a->srcline, b->srcline);
+	case SORT_PARENT:
+		return cmp_str(a->parent, b->parent);
 	}
 	return 0;
 }
@@ -260,13 +262,17 @@ static const char *dso_cell(struct profile *p, const struct hist_entry *e)
 static void compute_widths(struct profile *p, const struct hists *hs, struct columns *c)
 {
 	const struct report_opts *o = p->o;
-	u32 comm = 0, dso = 0, sym = 0, src = 0;
+	u32 comm = 0, dso = 0, sym = 0, src = 0, parent = 0;
 	bool unresolved = false;
 
 	for (u32 i = 0; i < hs->nr; i++) {
 		const struct hist_entry *e = &hs->v[i];
 		const struct frame *fr = session_frame(&p->s, e->frame);
-		u32 l = (u32)strlen(e->thread->comm);
+		u32 l;
+
+		if (o->exclude_other && !e->parent)
+			continue; /* -x: as wide as the rows shown, as perf's */
+		l = (u32)strlen(e->thread->comm);
 
 		if (l > comm)
 			comm = l;
@@ -282,6 +288,8 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 			dso = fr->dso->short_len;
 		if (e->srcline && strlen(e->srcline) > src)
 			src = (u32)strlen(e->srcline);
+		if (e->parent && strlen(e->parent) > parent)
+			parent = (u32)strlen(e->parent);
 	}
 	if (unresolved && dso < 16 && !o->field_sep) /* perf: not with -t */
 		dso = 16;
@@ -315,6 +323,9 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 			break;
 		case SORT_SRCLINE:
 			w = src;
+			break;
+		case SORT_PARENT:
+			w = parent;
 			break;
 		}
 		if (w < strlen(key_titles[col->id]))
@@ -385,6 +396,9 @@ static void key_cell(struct profile *p, const struct hist_entry *e, const struct
 		break;
 	case SORT_SRCLINE:
 		snprintf(cell, len, "%-*.*s", pad ? w : 0, w, e->srcline ? e->srcline : "");
+		break;
+	case SORT_PARENT:
+		snprintf(cell, len, "%-*.*s", w, w, e->parent ? e->parent : "[other]");
 		break;
 	}
 }
@@ -853,7 +867,8 @@ static void hier_level_print(struct hier *h, u32 first, u32 n, u32 depth)
 	for (u32 i = 0; i < nr; i++) {
 		const struct hist_entry *e = &g[i].sum;
 
-		if (pct(e->period, hists_pct_total(o, h->hs)) < o->percent_limit)
+		if (pct(e->period, hists_pct_total(o, h->hs)) < o->percent_limit ||
+		    (o->exclude_other && !e->parent))
 			continue;
 		shown = true;
 		hier_line(h, e, depth);
@@ -1006,7 +1021,8 @@ int view_table(struct profile *p, FILE *out)
 		for (u32 j = 0; j < hs->nr; j++) {
 			const struct hist_entry *e = p->by_gid[hs->sorted[j]];
 
-			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) < o->percent_limit)
+			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) < o->percent_limit ||
+			    (o->exclude_other && !e->parent)) /* -x, as perf's */
 				continue;
 			print_row(p, hs, e, &c, out);
 			if (graph && o->chain_mode == CHAIN_FLAT)
@@ -1195,7 +1211,8 @@ int view_json(struct profile *p, FILE *out)
 			const struct frame *fr = session_frame(&p->s, e->frame);
 			double v = pct(e->period, hists_pct_total(o, hs));
 
-			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) < o->percent_limit)
+			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) < o->percent_limit ||
+			    (o->exclude_other && !e->parent)) /* -x, as perf's */
 				continue;
 			fprintf(out,
 				"%s\n        {\"overhead\": %.6f, \"samples\": %" PRIu64
@@ -1243,6 +1260,13 @@ int view_json(struct profile *p, FILE *out)
 				case SORT_SRCLINE:
 					fputs(", \"srcline\": ", out);
 					json_str(out, e->srcline ? e->srcline : "");
+					break;
+				case SORT_PARENT:
+					fputs(", \"parent\": ", out);
+					if (e->parent)
+						json_str(out, e->parent);
+					else
+						fputs("null", out);
 					break;
 				}
 			}

@@ -15,11 +15,8 @@ refused() {
 		{ cat err; fail "the line does not name $NAME as perf's"; }
 }
 
-test_expect "perf's options prec lacks are refused by name" '
-	for a in --parent:^sys_ -p:x -x; do
-		NAME=${a%%[:=]*}; refused -i none.data $(echo "$a" | tr : " ") || return 1; done'
 test_expect "perf's sort keys prec lacks are refused by name" '
-	for k in parent socket dso_size sym_size; do
+	for k in socket dso_size sym_size; do
 		NAME=$k; refused -i none.data --sort comm,$k || return 1; done'
 test_expect "--percentage takes relative or absolute" '
 	usage_error -i none.data --percentage sideways && grep -q sideways err'

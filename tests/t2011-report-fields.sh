@@ -47,11 +47,10 @@ test_expect "perf and prec record hot3 with and without -g" '
 # children view, are another matter), and graphs in the plain view (the children view orders
 # rows of equal Children shares by the depth of their call chains, another matter too).
 for f in plain pchains; do
-	for a in "-F overhead,sym" "-F overhead,sample,period,overhead_sys,overhead_us,comm,dso" \
-		"-F +sample" "-F +sample,period -s sym" "-F sym -s sym" "-F overhead,sym -s dso" \
-		"-F sample,sym" "-F overhead" "-F sym,overhead -t ," "-F ov,SYM,Dso" \
-		"-F overhead_children,overhead,sym" "-F overhead_guest_sys,overhead_guest_us,sym" \
-		"-F overhead,sym,pid -n"; do
+	for a in "-F overhead,sample,period,overhead_sys,overhead_us,comm,dso" \
+		"-F +sample,period -s sym" "-F sym -s sym" "-F overhead,sym -s dso" \
+		"-F sym,overhead -t ," "-F ov,SYM,Dso" "-F overhead_children,overhead,sym" \
+		"-F overhead_guest_sys,overhead_guest_us,sym,pid -n"; do
 		test_expect "$f: $a is perf's" "same $f.data -g none --percent-limit 0.5 $a"
 	done
 done
@@ -76,14 +75,13 @@ test_expect "-F sym,overhead: the rows are ordered by name first, as perf's" '
 
 # 2. --hierarchy
 for f in pplain chains; do
-	for a in "" "-n -s dso,sym" "-s sym,dso" "-s dso,comm --percent-limit 3" \
-		"-s dso,sym --percent-limit 3 -n" "-s dso,pid,cpu -t ," "--show-total-period" \
-		"--show-cpu-utilization -s pid,sym --percent-limit 1"; do
+	for a in "" "-n -s sym,dso" "-s dso,comm --percent-limit 3 --show-total-period" \
+		"-s dso,pid,cpu -t ," "--show-cpu-utilization -s pid,sym --percent-limit 1"; do
 		test_expect "$f: --hierarchy $a is perf's" "same $f.data -g none --hierarchy $a"
 	done
 done
 for f in chains pchains; do
-	for a in "" "-g callee,1" "-g flat" "-s sym --percent-limit 5"; do
+	for a in "" "-g callee,1" "-g flat --percent-limit 5" "-s sym --percent-limit 5"; do
 		test_expect "$f: --hierarchy $a with call graphs is perf's" "same $f.data --hierarchy $a"
 	done
 done
@@ -94,7 +92,31 @@ test_expect "--hierarchy: the levels are indented by three" '
 	same plain.data -g none --hierarchy &&
 	grep -q "^   100.00%        hot3 *$" prec.tab && grep -q "^          [ 0-9.]*%        \[\.\] hot_a$" prec.tab'
 
-# 3. the sort key srcline, on a program built with -g here, on hot3 and on the kernel (no line
+# 3. -p/--parent, the sort key parent and -x, on the files with call chains
+for f in chains pchains; do
+	for a in "-p run_round" "-p 'hot_[ab]|main' -x -s parent,sym" "-s sym,parent" \
+		"--hierarchy -s parent,sym -p run_round"; do
+		test_expect "$f: $a is perf's" "same $f.data --no-children -g none $a"
+	done
+	test_expect "$f: -p with call graphs in caller order is perf's" "
+		same $f.data --no-children -g caller -p main -x"
+
+	test_expect "$f: -p in the children view: every row a chain reaches has its parent" "
+		same $f.data -g none -p run_round -x --percent-limit 0.5 &&
+		grep -q ' main  *run_round *$' prec.tab && ! grep -q other prec.tab"
+done
+test_expect "-p: the first matching function from the sampled one out, [other] for none" '
+	same chains.data --no-children -g none -p "hot_[ab]|main" -s sym,parent &&
+	grep -q "hot_a  *hot_a *$" prec.tab && grep -q "hot_c  *main *$" prec.tab &&
+	grep -q "\[other\] *$" prec.tab'
+test_expect "-p: a regular expression that does not compile is one line" '
+	usage_error -i none.data -p "(" && grep -q "(" err'
+test_expect "the sort key parent on a file without call chains: one line, as perf refuses it" '
+	"$PREC" report -i plain.data -s parent >out 2>err; [ $? = 1 ] &&
+	[ "$(wc -l <err)" = 1 ] && grep -q "record with -g" err &&
+	same plain.data -F overhead,parent -s sym'
+
+# 4. the sort key srcline, on a program built with -g here, on hot3 and on the kernel (no line
 # tables: perf's symbol+offset). Other binaries aside: for lines of header files in DWARF 5 the
 # binutils addr2line that perf runs may name the unit's file instead.
 cat >lines.c <<'CEOF'
@@ -136,17 +158,6 @@ rows() {
 	[ -s prec.rows ] || fail "no rows" || return 1
 	diff perf.rows prec.rows >&2 || fail "not perf's rows for: $*"
 }
-test_expect "a program built with -g here, recorded by perf and prec" '
-	cc -g -O1 -o lines lines.c && rec_perf lperf -- ./lines && rec_prec lprec -- ./lines'
-for f in lperf lprec plain pchains; do
-	test_expect "$f: -s dso,srcline: the lines perf shows" "
-		rows $f.data --no-children -g none -s dso,srcline -n && grep -q ':[0-9]' prec.rows"
-done
-test_expect "the lines are those of the source: the two loops" '
-	same lperf.data --no-children -g none -s srcline,sym --percent-limit 5 &&
-	grep -q "lines.c:6 .*one" prec.tab && grep -q "lines.c:12 .*two" prec.tab'
-test_expect "the kernel has no line tables: symbol+offset, as perf" '
-	rows plain.data --no-children -g none -s dso,srcline && grep -q "kernel.kallsyms.*+[0-9]" prec.rows'
 # squeezed FILE ARGS...: the rows (not the titles) are perf's, blanks squeezed.
 squeezed() {
 	same "$@" >/dev/null 2>&1
@@ -156,6 +167,17 @@ squeezed() {
 	[ -s prec.rows ] || fail "no rows" || return 1
 	diff perf.rows prec.rows >&2 || fail "not perf's rows for: $*"
 }
+test_expect "a program built with -g here, recorded by perf and prec" '
+	cc -g -O1 -o lines lines.c && rec_perf lperf -- ./lines && rec_prec lprec -- ./lines'
+for f in lperf lprec plain pchains; do
+	test_expect "$f: -s dso,srcline: the lines perf shows" "
+		rows $f.data --no-children -g none -s dso,srcline -n && grep -q ':[0-9]' prec.rows"
+done
+test_expect "the lines are those of the source: the two loops" '
+	squeezed lperf.data --no-children -g none -s srcline,sym --percent-limit 5 &&
+	grep -q "lines.c:6 .*one" prec.rows && grep -q "lines.c:12 .*two" prec.rows'
+test_expect "the kernel has no line tables: symbol+offset, as perf" '
+	rows plain.data --no-children -g none -s dso,srcline && grep -q "kernel.kallsyms.*+[0-9]" prec.rows'
 test_expect "-F and --hierarchy take srcline too" '
 	rows lperf.data --no-children -g none -F overhead,dso,srcline,sym &&
 	squeezed lperf.data --no-children -g none --hierarchy -s srcline,sym --percent-limit 5 &&
