@@ -21,7 +21,9 @@
 #endif
 
 #include "report/srcline.h"
+#include "util/hash-index.h"
 #include "util/hash.h"
+#include "util/log.h"
 #include "util/xalloc.h"
 
 /* A binary's line tables, opened on first use. */
@@ -37,22 +39,48 @@ struct src_dso {
 struct src_entry {
 	struct dso *dso;
 	u64 rel;
-	const char *text; /* NULL: an empty slot */
-};
-
-/* The texts, each once: rows compare source lines by pointer. */
-struct src_text {
-	char *s;
-	u32 hash;
+	const char *text;
 };
 
 struct srclines {
-	struct src_entry *v; /* open addressing on (dso, rel) */
-	u32 mask, nr;
-	struct src_text *texts;
-	u32 tmask, ntexts;
+	struct src_entry *v; /* each (dso, rel) looked up, found through ix */
+	u32 nr, cap;
+	struct hash_index ix;
+	char **texts; /* each text once, found through tix: rows compare them by pointer */
+	u32 ntexts, tcap;
+	struct hash_index tix;
 	struct src_dso *dsos;
 };
+
+static u64 entry_hash(struct dso *dso, u64 rel)
+{
+	return hash_mix64((u64)(uintptr_t)dso ^ rel * 0x9e3779b97f4a7c15ULL);
+}
+
+static u64 entry_hash_at(const void *ctx, u32 i)
+{
+	const struct srclines *sl = ctx;
+
+	return entry_hash(sl->v[i].dso, sl->v[i].rel);
+}
+
+static bool entry_eq(const void *ctx, u32 i, const void *key)
+{
+	const struct srclines *sl = ctx;
+	const struct src_entry *k = key;
+
+	return sl->v[i].dso == k->dso && sl->v[i].rel == k->rel;
+}
+
+static u64 text_hash_at(const void *ctx, u32 i)
+{
+	return hash_fnv1a32_str(((const struct srclines *)ctx)->texts[i]);
+}
+
+static bool text_eq(const void *ctx, u32 i, const void *key)
+{
+	return !strcmp(((const struct srclines *)ctx)->texts[i], key);
+}
 
 bool srclines_available(void)
 {
@@ -65,13 +93,7 @@ bool srclines_available(void)
 
 struct srclines *srclines_new(void)
 {
-	struct srclines *sl = xcalloc(1, sizeof(*sl));
-
-	sl->mask = 1023;
-	sl->v = xcalloc(sl->mask + 1, sizeof(*sl->v));
-	sl->tmask = 255;
-	sl->texts = xcalloc(sl->tmask + 1, sizeof(*sl->texts));
-	return sl;
+	return xcalloc(1, sizeof(struct srclines));
 }
 
 void srclines_free(struct srclines *sl)
@@ -88,42 +110,34 @@ void srclines_free(struct srclines *sl)
 #endif
 		free(d);
 	}
-	for (u32 i = 0; i <= sl->tmask; i++)
-		free(sl->texts[i].s);
+	for (u32 i = 0; i < sl->ntexts; i++)
+		free(sl->texts[i]);
 	free(sl->texts);
 	free(sl->v);
+	hash_index_free(&sl->ix);
+	hash_index_free(&sl->tix);
 	free(sl);
 }
 
 /* The one copy of text s (taken over). */
 static const char *text_intern(struct srclines *sl, char *s)
 {
-	u32 h = hash_fnv1a32_str(s), i;
+	u32 slot;
+	int64_t i;
 
-	if ((sl->ntexts + 1) * 2 > sl->tmask) {
-		u32 mask = sl->tmask * 2 + 1;
-		struct src_text *t = xcalloc(mask + 1, sizeof(*t));
-
-		for (u32 k = 0; k <= sl->tmask; k++) {
-			if (!sl->texts[k].s)
-				continue;
-			for (i = sl->texts[k].hash & mask; t[i].s; i = (i + 1) & mask)
-				;
-			t[i] = sl->texts[k];
-		}
-		free(sl->texts);
-		sl->texts = t;
-		sl->tmask = mask;
+	if (!hash_index_reserve(&sl->tix, text_hash_at, sl))
+		die("out of memory");
+	slot = hash_index_find(&sl->tix, hash_fnv1a32_str(s), text_eq, sl, s, &i);
+	if (i >= 0) {
+		free(s);
+		return sl->texts[i];
 	}
-	for (i = h & sl->tmask; sl->texts[i].s; i = (i + 1) & sl->tmask) {
-		if (sl->texts[i].hash == h && !strcmp(sl->texts[i].s, s)) {
-			free(s);
-			return sl->texts[i].s;
-		}
+	if (sl->ntexts == sl->tcap) {
+		sl->tcap = sl->tcap ? 2 * sl->tcap : 256;
+		sl->texts = xrealloc(sl->texts, sl->tcap * sizeof(*sl->texts));
 	}
-	sl->texts[i].s = s;
-	sl->texts[i].hash = h;
-	sl->ntexts++;
+	sl->texts[sl->ntexts] = s;
+	hash_index_set(&sl->tix, slot, sl->ntexts++);
 	return s;
 }
 
@@ -224,32 +238,21 @@ static const char *lookup(struct srclines *sl, struct dso *dso, const struct sym
 
 const char *srcline_get(struct srclines *sl, struct dso *dso, const struct sym *sym, u64 rel)
 {
-	u32 h = (u32)hash_mix64((u64)(uintptr_t)dso ^ rel * 0x9e3779b97f4a7c15ULL), i;
-	const char *text;
+	struct src_entry key = {dso, rel, NULL};
+	u32 slot;
+	int64_t i;
 
-	for (i = h & sl->mask; sl->v[i].text; i = (i + 1) & sl->mask)
-		if (sl->v[i].dso == dso && sl->v[i].rel == rel)
-			return sl->v[i].text;
-	sl->v[i].dso = dso;
-	sl->v[i].rel = rel;
-	sl->v[i].text = text = lookup(sl, dso, sym, rel);
-	if (++sl->nr * 2 > sl->mask) {
-		u32 mask = sl->mask * 2 + 1;
-		struct src_entry *t = xcalloc(mask + 1, sizeof(*t));
-
-		for (u32 k = 0; k <= sl->mask; k++) {
-			struct src_entry *e = &sl->v[k];
-
-			if (!e->text)
-				continue;
-			h = (u32)hash_mix64((u64)(uintptr_t)e->dso ^ e->rel * 0x9e3779b97f4a7c15ULL);
-			for (i = h & mask; t[i].text; i = (i + 1) & mask)
-				;
-			t[i] = *e;
-		}
-		free(sl->v);
-		sl->v = t;
-		sl->mask = mask;
+	if (!hash_index_reserve(&sl->ix, entry_hash_at, sl))
+		die("out of memory");
+	slot = hash_index_find(&sl->ix, entry_hash(dso, rel), entry_eq, sl, &key, &i);
+	if (i >= 0)
+		return sl->v[i].text;
+	key.text = lookup(sl, dso, sym, rel);
+	if (sl->nr == sl->cap) {
+		sl->cap = sl->cap ? 2 * sl->cap : 1024;
+		sl->v = xrealloc(sl->v, sl->cap * sizeof(*sl->v));
 	}
-	return text;
+	sl->v[sl->nr] = key;
+	hash_index_set(&sl->ix, slot, sl->nr++);
+	return key.text;
 }

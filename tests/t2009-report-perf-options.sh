@@ -32,23 +32,6 @@ unset PERF_CONFIG PERF_CONFIG_NOSYSTEM PERF_CONFIG_NOGLOBAL
 export HOME=$T/home
 mkdir -p "$HOME"
 
-# table FILE ARGS...: the rows perf and prec print for the first event (the one recorded: the
-# children rows of prec's own event are another matter), perf's tip and the lines that are only
-# "#" aside, in perf.tab and prec.tab.
-table() {
-	perf_clean perf report --stdio -i "$@" >perf.out || return 1
-	prec_ok prec.out "$@" || return 1
-	awk '/^# Samples/ {n++} n == 1' perf.out | grep -v -e '^# (Tip' -e '^#$' >perf.tab
-	awk '/^# Samples/ {n++} n == 1' prec.out | grep -v -e '^#$' >prec.tab
-	[ -s prec.tab ] || fail "no table"
-}
-
-# same FILE ARGS...: the table is perf's, character for character.
-same() {
-	table "$@" || return 1
-	diff perf.tab prec.tab >&2 || fail "not perf's table for: $*"
-}
-
 # titles FILE ARGS...: the column titles of perf's and prec's tables, which must agree; on stdout.
 titles() {
 	table "$@" || return 1

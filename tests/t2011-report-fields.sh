@@ -28,17 +28,6 @@ unset PERF_CONFIG PERF_CONFIG_NOSYSTEM PERF_CONFIG_NOGLOBAL
 export HOME=$T/home
 mkdir -p "$HOME"
 
-# same FILE ARGS...: the table of the first event, from its "# Samples" line on, is perf's
-# character for character (perf's tip and the lines that are only "#" aside).
-same() {
-	perf_clean perf report --stdio -i "$@" >perf.out || return 1
-	prec_ok prec.out "$@" || return 1
-	awk '/^# Samples/ {n++} n == 1' perf.out | grep -v -e '^# (Tip' -e '^#$' >perf.tab
-	awk '/^# Samples/ {n++} n == 1' prec.out | grep -v -e '^#$' >prec.tab
-	[ -s prec.tab ] || fail "no table" || return 1
-	diff perf.tab prec.tab >&2 || fail "not perf's table for: $*"
-}
-
 test_expect "perf and prec record hot3 with and without -g" '
 	rec_perf plain -- "$W" -c 0.2 && rec_perf chains -g -- "$W" 0.2 &&
 	rec_prec pplain -- "$W" -c 0.2 && rec_prec pchains -g -- "$W" 0.2'
