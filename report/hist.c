@@ -662,7 +662,8 @@ static const char *sample_parent(struct profile *p, struct thread *t, const stru
 			p->parent_match_len = len;
 		}
 		if (!p->parent_match[f])
-			p->parent_match[f] = regexec(p->parent_re, sym_name(fr->sym), 0, NULL, 0) ? 2 : 1;
+			p->parent_match[f] =
+			    regexec(p->parent_re, sym_name(fr->sym), 0, NULL, 0) ? 2 : 1;
 		if (p->parent_match[f] == 1)
 			return session_intern(&p->s, sym_name(fr->sym), sym_namelen(fr->sym))->str;
 	}
@@ -1354,8 +1355,8 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 		o->children = false;
 	for (u32 i = 0; i < o->nr_sort_keys; i++)
 		if (o->keys[i] == SORT_PARENT && !file_has_chains(p->s.r))
-			return error("%s: the sort key parent looks in call chains, but the samples "
-				     "have none (record with -g)",
+			return error("%s: the sort key parent looks in call chains, but the "
+				     "samples have none (record with -g)",
 				     o->input);
 	if (o->children && p->srclines)
 		return error("%s: prec report shows the sort key srcline without the children "

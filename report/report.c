@@ -594,7 +594,8 @@ int cmd_report(int argc, char **argv)
 			regex_t re;
 
 			if (regcomp(&re, optarg, REG_EXTENDED)) {
-				usage_error("report", "-p: '%s' is not a regular expression", optarg);
+				usage_error("report", "-p: '%s' is not a regular expression",
+					    optarg);
 				goto usage;
 			}
 			regfree(&re);

@@ -1021,8 +1021,10 @@ int view_table(struct profile *p, FILE *out)
 		for (u32 j = 0; j < hs->nr; j++) {
 			const struct hist_entry *e = p->by_gid[hs->sorted[j]];
 
-			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) < o->percent_limit ||
-			    (o->exclude_other && !e->parent)) /* -x, as perf's */
+			/* -x leaves out the [other] rows, as perf's */
+			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) <
+				o->percent_limit ||
+			    (o->exclude_other && !e->parent))
 				continue;
 			print_row(p, hs, e, &c, out);
 			if (graph && o->chain_mode == CHAIN_FLAT)
@@ -1211,8 +1213,10 @@ int view_json(struct profile *p, FILE *out)
 			const struct frame *fr = session_frame(&p->s, e->frame);
 			double v = pct(e->period, hists_pct_total(o, hs));
 
-			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) < o->percent_limit ||
-			    (o->exclude_other && !e->parent)) /* -x, as perf's */
+			/* -x leaves out the [other] rows, as perf's */
+			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) <
+				o->percent_limit ||
+			    (o->exclude_other && !e->parent))
 				continue;
 			fprintf(out,
 				"%s\n        {\"overhead\": %.6f, \"samples\": %" PRIu64
