@@ -289,16 +289,6 @@ void filter_heading(const struct report_opts *o, FILE *out)
 			fprintf(out, "# symbol: %s\n", o->filter.syms[0]);
 }
 
-void filter_unelide(const struct report_opts *o, bool *elide)
-{
-	u32 k;
-
-	for (k = 0; k < o->nr_keys && elide[k]; k++)
-		;
-	if (k == o->nr_keys)
-		memset(elide, 0, o->nr_keys * sizeof(*elide));
-}
-
 void filter_opts_free(struct filter_opts *f)
 {
 	for (u32 i = 0; i < f->nr_dsos; i++)

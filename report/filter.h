@@ -68,12 +68,6 @@ int filter_list_add(char ***list, u32 *nr, const char *arg);
  */
 void filter_heading(const struct report_opts *o, FILE *out);
 
-/**
- * filter_unelide - as perf, show every column again when each would be left out (elide[k] for
- * the k-th sort key).
- */
-void filter_unelide(const struct report_opts *o, bool *elide);
-
 /* Free what the options hold. */
 void filter_opts_free(struct filter_opts *f);
 

@@ -25,6 +25,7 @@
 
 #include "report/filter.h"
 #include "report/hist.h"
+#include "report/srcline.h"
 #include "util/hash.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -140,6 +141,8 @@ static u32 key_hash(const struct hist_entry *k)
 	h ^= (k->sym_start + (k->sym_end << 7) + k->resolved) * 0x165667b19e3779f9ULL;
 	h ^= k->rel * 0x27d4eb2f165667c5ULL;
 	h ^= (u64)(u32)k->tid << 32 | (u32)k->cpu;
+	h ^= (u64)(uintptr_t)k->srcline * 0x9e3779b97f4a7c15ULL;
+	h ^= (u64)(uintptr_t)k->parent * 0xc2b2ae3d27d4eb4fULL;
 	return (u32)hash_mix64(h);
 }
 
@@ -148,7 +151,8 @@ static bool key_equal(const struct hist_entry *a, const struct hist_entry *b)
 	/* not the level: perf's sort__sym_cmp() compares the addresses only; the first shows */
 	return a->comm == b->comm && a->dso_name == b->dso_name && a->resolved == b->resolved &&
 	       a->sym_start == b->sym_start && a->sym_end == b->sym_end && a->rel == b->rel &&
-	       a->tid == b->tid && a->cpu == b->cpu;
+	       a->tid == b->tid && a->cpu == b->cpu && a->srcline == b->srcline &&
+	       a->parent == b->parent;
 }
 
 /* The table holds (hash, index) pairs: probing touches no entry until a hash matches. */
@@ -337,6 +341,8 @@ struct memo_slot {
 	u32 entry; /* index of the row in its hists */
 	u16 cpumode; /* the samples' own: a row counts kernel and user time apart */
 	const char *comm;
+	const char *srcline; /* with the sort key srcline: the samples' own */
+	const char *parent;  /* with the sort key parent: the samples' own */
 	u32 chain;	  /* its chain record, EMPTY if none yet */
 	u32 row_samples;  /* samples not yet added to the row */
 	u64 row_period;	  /* and their period */
@@ -550,7 +556,7 @@ static bool memo_chain_matches(const struct memo *m, const struct psample *smp, 
  * so with the thread or the CPU when the sort keys hold them it decides the row.
  */
 struct row_cache_entry {
-	const char *comm;
+	const char *comm, *srcline, *parent;
 	u32 frame, entry;
 	int attr, cpu, tid;
 };
@@ -574,7 +580,8 @@ static inline int row_tid(const struct report_opts *o, const struct thread *t)
  * a symbol is keyed (rel, level).
  */
 static void row_key(struct profile *p, struct hist_entry *key, const char *comm, int tid, int cpu,
-		    u32 f, const struct frame *fr, u64 rel, char level)
+		    u32 f, const struct frame *fr, u64 rel, char level, const char *srcline,
+		    const char *parent)
 {
 	const struct report_opts *o = p->o;
 
@@ -605,8 +612,90 @@ static void row_key(struct profile *p, struct hist_entry *key, const char *comm,
 		case SORT_CPU:
 			key->cpu = cpu;
 			break;
+		case SORT_SRCLINE:
+			key->srcline = srcline;
+			break;
+		case SORT_PARENT:
+			key->parent = parent;
+			break;
 		}
 	}
+}
+
+static bool chain_caller(const struct report_opts *o);
+
+/*
+ * The sort key parent of a sample (perf's thread__resolve_callchain_sample()): the name of the
+ * first function of its call chain, the sampled one included, whose name matches -p, walked in
+ * the order the call graphs show; NULL (perf's [other]) for none, or without a call chain.
+ */
+static const char *sample_parent(struct profile *p, struct thread *t, const struct psample *smp)
+{
+	u16 cpumode = PERF_RECORD_MISC_USER;
+	u32 frames[MAX_STACK], n = 0;
+
+	/* the entries callee first, each resolved in the mode of the context mark before it */
+	for (u32 i = 0; i < smp->nr_chain && n < MAX_STACK; i++) {
+		u64 ip = smp->chain[i];
+
+		if (ip < PERF_CONTEXT_MAX)
+			frames[n++] = session_resolve(&p->s, t, cpumode, ip);
+		else if (ip == PERF_CONTEXT_KERNEL)
+			cpumode = PERF_RECORD_MISC_KERNEL;
+		else if (ip == PERF_CONTEXT_USER)
+			cpumode = PERF_RECORD_MISC_USER;
+		else if (ip == PERF_CONTEXT_HV)
+			cpumode = PERF_RECORD_MISC_HYPERVISOR;
+		else
+			return NULL; /* a corrupt chain: perf drops all of it */
+	}
+	for (u32 i = 0; i < n; i++) {
+		u32 f = frames[chain_caller(p->o) ? n - 1 - i : i];
+		const struct frame *fr = session_frame(&p->s, f);
+
+		if (!fr->sym)
+			continue;
+		if (f >= p->parent_match_len) {
+			u32 len = (f + 1) * 2;
+
+			p->parent_match = xrealloc(p->parent_match, len);
+			memset(p->parent_match + p->parent_match_len, 0, len - p->parent_match_len);
+			p->parent_match_len = len;
+		}
+		if (!p->parent_match[f])
+			p->parent_match[f] =
+			    regexec(p->parent_re, sym_name(fr->sym), 0, NULL, 0) ? 2 : 1;
+		if (p->parent_match[f] == 1)
+			return session_intern(&p->s, sym_name(fr->sym), sym_namelen(fr->sym))->str;
+	}
+	return NULL;
+}
+
+/*
+ * The source line of a sample's own address (the sort key srcline): its map-relative address,
+ * found as the frame's was, since a frame stands for a whole symbol.
+ */
+static const char *sample_srcline(struct profile *p, struct thread *t, const struct psample *smp,
+				  const struct frame *fr)
+{
+	const struct maps *ms = smp->cpumode == PERF_RECORD_MISC_KERNEL ? p->s.kmaps : t->maps;
+	u64 rel = smp->ip;
+	u32 lo = 0, hi = ms->nr;
+
+	while (fr->dso && lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		const struct map *m = &ms->v[mid];
+
+		if (smp->ip < m->start) {
+			hi = mid;
+		} else if (smp->ip >= m->end) {
+			lo = mid + 1;
+		} else {
+			rel = m->identity ? smp->ip : smp->ip - m->start + m->pgoff;
+			break;
+		}
+	}
+	return srcline_get(p->srclines, fr->dso, fr->sym, rel);
 }
 
 static inline struct row_cache_entry *row_cache_slot(struct profile *p, const struct psample *smp,
@@ -632,6 +721,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	struct memo_slot *sl = NULL;
 	const struct memo *prev;
 	struct memo *m;
+	const char *src = NULL, *par = NULL;
 
 	if (o->cpu_filter && (smp->cpu < 0 || !cpu_map_has(&o->cpus, smp->cpu)))
 		return;
@@ -660,11 +750,16 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		return;
 	}
 	p->samples_shown++;
+	if (p->srclines)
+		src = sample_srcline(p, t, smp, session_frame(s, f));
+	if (p->parent_re)
+		par = sample_parent(p, t, smp);
 	for (u32 k = 0; ms && k < MEMO_SLOTS; k++) {
 		struct memo_slot *x = &ms->slot[k];
 
 		if (x->leaf == f && x->used && x->attr == smp->attr && x->comm == t->comm &&
-		    x->cpu == smp->cpu && x->cpumode == smp->cpumode) {
+		    x->cpu == smp->cpu && x->cpumode == smp->cpumode && x->srcline == src &&
+		    x->parent == par) {
 			sl = x;
 			break;
 		}
@@ -681,12 +776,13 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		struct row_cache_entry *rc = row_cache_slot(p, smp, t, f);
 
 		if (rc->frame == f && rc->comm == t->comm && rc->attr == smp->attr &&
-		    rc->cpu == row_cpu(o, smp) && rc->tid == row_tid(o, t)) {
+		    rc->cpu == row_cpu(o, smp) && rc->tid == row_tid(o, t) && rc->srcline == src &&
+		    rc->parent == par) {
 			e = &hs->v[rc->entry];
 			goto found;
 		}
 		fr = session_frame(s, f);
-		row_key(p, &key, t->comm, t->tid, smp->cpu, f, fr, fr->rel, fr->level);
+		row_key(p, &key, t->comm, t->tid, smp->cpu, f, fr, fr->rel, fr->level, src, par);
 		e = hists_findnew(p, hs, &key);
 		p->row_lookups++;
 		e->attr = smp->attr;
@@ -695,6 +791,8 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		rc->attr = smp->attr;
 		rc->cpu = row_cpu(o, smp);
 		rc->tid = row_tid(o, t);
+		rc->srcline = src;
+		rc->parent = par;
 		rc->entry = (u32)(e - hs->v);
 	found:
 		if (!e->samples) {
@@ -711,6 +809,8 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		sl->leaf = f;
 		sl->cpu = smp->cpu;
 		sl->cpumode = smp->cpumode;
+		sl->srcline = src;
+		sl->parent = par;
 		sl->entry = (u32)(e - hs->v);
 	}
 	if (!p->want_chains)
@@ -1015,7 +1115,8 @@ static u32 chain_entry_row(struct profile *p, struct hists *hs, const struct his
 	int attr = self->attr;
 
 	/* perf keys a chain entry without a symbol by its address, not the map's offset */
-	row_key(p, &key, comm, self->tid, self->cpu, f, fr, fr->ip, level);
+	/* perf's cumulative entries take the parent of the sample they come from */
+	row_key(p, &key, comm, self->tid, self->cpu, f, fr, fr->ip, level, NULL, self->parent);
 	e = hists_findnew(p, hs, &key);
 	if (!e->frame) {
 		/* new: a row that only call chains pass through */
@@ -1030,6 +1131,12 @@ static u32 chain_entry_row(struct profile *p, struct hists *hs, const struct his
 static bool children_caller(const struct report_opts *o)
 {
 	return o->order_given ? o->caller : true;
+}
+
+/* The order the call graphs show chains in (perf's callchain_param.order). */
+static bool chain_caller(const struct report_opts *o)
+{
+	return o->children ? children_caller(o) : o->caller;
 }
 
 /*
@@ -1171,12 +1278,50 @@ static void rename_comms(struct profile *p)
 	free(gid_to);
 }
 
+/*
+ * The sort keys among the -F fields group the rows too, after those of --sort (none when -F
+ * alone chose the columns, as perf takes its keys from them then).
+ */
+static void fields_keys(struct report_opts *o)
+{
+	if (o->nr_fields && o->fields_strict && !o->sort_given)
+		o->nr_keys = 0;
+	/* -p adds the sort key parent after those of --sort, as perf's setup_sorting() */
+	for (u32 k = 0; o->parent && k <= o->nr_keys && k < SORT_MAX; k++)
+		if (k == o->nr_keys || o->keys[k] == SORT_PARENT) {
+			if (k == o->nr_keys)
+				o->keys[o->nr_keys++] = SORT_PARENT;
+			break;
+		}
+	o->nr_sort_keys = o->nr_keys;
+	for (u32 i = 0; i < o->nr_fields; i++) {
+		u32 k;
+
+		if (o->fields[i] >= FIELD_OVERHEAD)
+			continue;
+		for (k = 0; k < o->nr_keys && o->keys[k] != (enum sort_key)o->fields[i]; k++)
+			;
+		if (k == o->nr_keys && k < SORT_MAX)
+			o->keys[o->nr_keys++] = (enum sort_key)o->fields[i];
+	}
+	if (o->hierarchy && o->children) {
+		/* perf's hierarchy has no children view; the chains keep that view's order */
+		o->children = false;
+		if (!o->order_given)
+			o->caller = true;
+	}
+}
+
 int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 {
 	int ret;
 
 	memset(p, 0, sizeof(*p));
 	p->o = o;
+	fields_keys(o);
+	for (u32 i = 0; i < o->nr_keys; i++)
+		if (o->keys[i] == SORT_SRCLINE && !srclines_available())
+			return error("the sort key srcline needs prec built with libdw (elfutils)");
 	session_init(&p->s, rep, add_sample, p);
 	/* pipe mode tells its events as it goes: whether they have chains is known then */
 	p->want_folded = o->folded || o->flamegraph;
@@ -1185,6 +1330,18 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	/* frame 0 is no frame: an empty entry never matches */
 	p->row_cache = xcalloc(1u << ROW_CACHE_BITS, sizeof(*p->row_cache));
 	for (u32 i = 0; i < o->nr_keys; i++) {
+		if (o->keys[i] == SORT_SRCLINE && !p->srclines)
+			p->srclines = srclines_new();
+		if (o->keys[i] == SORT_PARENT && !p->parent_re) {
+			p->parent_re = xmalloc(sizeof(*p->parent_re));
+			/* report.c checked -p; perf's default pattern compiles */
+			if (regcomp(p->parent_re, o->parent ? o->parent : "^sys_|^do_page_fault",
+				    REG_EXTENDED)) {
+				free(p->parent_re);
+				p->parent_re = NULL;
+				return error("-p: '%s' is not a regular expression", o->parent);
+			}
+		}
 		if (o->keys[i] == SORT_CPU)
 			o->row_by_cpu = true;
 		if (o->keys[i] == SORT_PID || o->keys[i] == SORT_TID)
@@ -1204,6 +1361,15 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	/* as perf: without call chains in the file there is nothing to add up */
 	if (o->children && !file_has_chains(p->s.r))
 		o->children = false;
+	for (u32 i = 0; i < o->nr_sort_keys; i++)
+		if (o->keys[i] == SORT_PARENT && !file_has_chains(p->s.r))
+			return error("%s: the sort key parent looks in call chains, but the "
+				     "samples have none (record with -g)",
+				     o->input);
+	if (o->children && p->srclines)
+		return error("%s: prec report shows the sort key srcline without the children "
+			     "view: add --no-children",
+			     o->input);
 	if (o->children)
 		children_add(p);
 	p->by_gid = xcalloc(p->next_gid ? p->next_gid : 1, sizeof(*p->by_gid));
@@ -1230,5 +1396,10 @@ void profile_free(struct profile *p)
 	free(p->frame_name);
 	free(p->by_gid);
 	free(p->row_cache);
+	srclines_free(p->srclines);
+	if (p->parent_re)
+		regfree(p->parent_re);
+	free(p->parent_re);
+	free(p->parent_match);
 	session_exit(&p->s);
 }

@@ -13,6 +13,7 @@
 #ifndef PREC_REPORT_HIST_H
 #define PREC_REPORT_HIST_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -29,6 +30,8 @@ struct hist_entry {
 	u64 rel; /* unresolved: the map-relative address */
 	int tid, cpu;
 	char level;
+	const char *srcline; /* the sort key srcline: one pointer per text (report/srcline.h) */
+	const char *parent;  /* the sort key parent: interned; NULL for perf's [other] */
 	u32 hash;
 	/* what it shows */
 	u32 frame;	       /* the frame of its first sample */
@@ -115,6 +118,10 @@ struct profile {
 	u64 filtered; /* samples that a --comm, --pid or --tid filter left out */
 	u64 samples_shown;
 	struct hist_entry **by_gid;
+	struct srclines *srclines; /* the sort key srcline's cache; NULL without that key */
+	regex_t *parent_re;	   /* the sort key parent's; NULL without that key */
+	u8 *parent_match;	   /* per frame: 0 not tried, 1 matches, 2 does not */
+	u32 parent_match_len;
 };
 
 /**

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <regex.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,7 +43,8 @@ static void usage(FILE *f)
 	    "  -i, --input FILE      the file to read (default: perf.data, or stdin when it is a\n"
 	    "                        pipe); - reads a pipe-mode stream from stdin\n"
 	    "  -s, --sort KEYS       group and order the rows by these keys, a comma list of\n"
-	    "                        comm, pid, tid, dso, sym, cpu (default: comm,dso,sym)\n"
+	    "                        comm, pid, tid, dso, sym, cpu, srcline, parent\n"
+	    "                        (default: comm,dso,sym)\n"
 	    "      --comm LIST       only the samples of these commands (comma list)\n"
 	    "      --pid LIST        only the samples of these processes\n"
 	    "      --tid LIST        only the samples of these threads\n"
@@ -85,6 +88,16 @@ static void usage(FILE *f)
 	    "                        with --comm, --pid or --tid: percentages of what the\n"
 	    "                        filters let through (relative) or of everything (absolute,\n"
 	    "                        the default)\n"
+	    "  -F, --fields FIELDS   the columns, a comma list of overhead, overhead_sys,\n"
+	    "                        overhead_us, overhead_guest_sys, overhead_guest_us,\n"
+	    "                        overhead_children, sample, period and sort keys; the sort\n"
+	    "                        keys come from them when --sort is not given; +FIELDS adds\n"
+	    "                        them to the default columns\n"
+	    "      --hierarchy       one level per sort key, each indented under the one before\n"
+	    "  -p, --parent REGEX    the sort key parent: the first function of the call chain\n"
+	    "                        whose name matches REGEX (default ^sys_|^do_page_fault);\n"
+	    "                        adds that key\n"
+	    "  -x, --exclude-other   no rows whose parent is [other]\n"
 	    "\n"
 	    "Input and filters, as perf report takes them:\n"
 	    "  -d, --dsos LIST       only the rows of these binaries (comma list)\n"
@@ -132,7 +145,8 @@ enum {
 	OPT_SHOW_TOTAL_PERIOD,
 	OPT_SHOW_CPU_UTIL,
 	OPT_PERCENTAGE,
-	OPT_PERF_ONLY, /* perf report options prec does not have: refused by name */
+	/* the table's fields and layout */
+	OPT_HIERARCHY,
 	/* input and filters */
 	OPT_SYMBOL_FILTER,
 	OPT_TIME,
@@ -180,10 +194,10 @@ static const struct option long_options[] = {
     {"show-cpu-utilization", no_argument, NULL, OPT_SHOW_CPU_UTIL},
     {"field-separator", required_argument, NULL, 't'},
     {"percentage", required_argument, NULL, OPT_PERCENTAGE},
-    {"fields", required_argument, NULL, OPT_PERF_ONLY},
-    {"hierarchy", no_argument, NULL, OPT_PERF_ONLY},
-    {"parent", required_argument, NULL, OPT_PERF_ONLY},
-    {"exclude-other", no_argument, NULL, OPT_PERF_ONLY},
+    {"fields", required_argument, NULL, 'F'},
+    {"hierarchy", no_argument, NULL, OPT_HIERARCHY},
+    {"parent", required_argument, NULL, 'p'},
+    {"exclude-other", no_argument, NULL, 'x'},
     /* input and filters */
     {"comms", required_argument, NULL, OPT_COMM},
     {"dsos", required_argument, NULL, 'd'},
@@ -212,7 +226,7 @@ static const struct option long_options[] = {
 static bool perf_sort_key(const char *key)
 {
 	static const char *const keys[] = {
-	    "parent",	     "socket",	      "srcline",	 "srcfile",	  "sym_size",
+	    "socket",	     "srcfile",	  "sym_size",
 	    "dso_size",	     "cgroup",	      "cgroup_id",	 "time",	  "trace",
 	    "weight",	     "local_weight",  "transaction",	 "ipc_null",	  "code_page_size",
 	    "ins_lat",	     "local_ins_lat", "p_stage_cyc",	 "local_p_stage_cyc", "addr",
@@ -231,15 +245,17 @@ static bool perf_sort_key(const char *key)
 	return false;
 }
 
+static const struct {
+	const char *name;
+	enum sort_key key;
+} names[] = {
+    {"comm", SORT_COMM}, {"pid", SORT_PID}, {"tid", SORT_TID},	  {"dso", SORT_DSO},
+    {"sym", SORT_SYM},	 {"symbol", SORT_SYM}, {"cpu", SORT_CPU},
+    {"srcline", SORT_SRCLINE}, {"parent", SORT_PARENT},
+};
+
 static int parse_sort(struct report_opts *o, const char *arg)
 {
-	static const struct {
-		const char *name;
-		enum sort_key key;
-	} names[] = {
-	    {"comm", SORT_COMM}, {"pid", SORT_PID}, {"tid", SORT_TID},	  {"dso", SORT_DSO},
-	    {"sym", SORT_SYM},	 {"symbol", SORT_SYM}, {"cpu", SORT_CPU},
-	};
 	char *copy = xstrdup(arg), *tok, *save = NULL;
 	int ret = 0;
 
@@ -253,14 +269,15 @@ static int parse_sort(struct report_opts *o, const char *arg)
 		if (i == sizeof(names) / sizeof(names[0]) && perf_sort_key(tok)) {
 			ret = usage_error("report",
 					  "sort key '%s' is perf report's, prec report does not "
-					  "have it (comm, pid, tid, dso, sym, cpu)",
+					  "have it (comm, pid, tid, dso, sym, cpu, srcline, "
+					  "parent)",
 					  tok);
 			break;
 		}
 		if (i == sizeof(names) / sizeof(names[0])) {
 			ret = usage_error("report",
 					  "unknown sort key '%s' (comm, pid, tid, dso, sym, "
-					  "cpu)",
+					  "cpu, srcline, parent)",
 					  tok);
 			break;
 		}
@@ -277,6 +294,67 @@ next:;
 	free(copy);
 	if (!ret && !o->nr_keys)
 		ret = usage_error("report", "--sort needs at least one key");
+	return ret;
+}
+
+/*
+ * -F/--fields: perf's output fields, its value columns and its sort keys, each named by any
+ * prefix of its name, in any case, the value columns first (as perf's output_field_add() looks
+ * them up); a leading '+' adds them to the default columns.
+ */
+static int parse_fields(struct report_opts *o, const char *arg)
+{
+	static const struct {
+		const char *name;
+		int field;
+	} fields[] = {
+	    {"overhead", FIELD_OVERHEAD},
+	    {"overhead_sys", FIELD_OVERHEAD_SYS},
+	    {"overhead_us", FIELD_OVERHEAD_US},
+	    {"overhead_guest_sys", FIELD_OVERHEAD_GUEST_SYS},
+	    {"overhead_guest_us", FIELD_OVERHEAD_GUEST_US},
+	    {"overhead_children", FIELD_OVERHEAD_CHILDREN},
+	    {"sample", FIELD_SAMPLE},
+	    {"period", FIELD_PERIOD},
+	    {"pid", SORT_PID},
+	    {"comm", SORT_COMM},
+	    {"dso", SORT_DSO},
+	    {"sym", SORT_SYM},
+	    {"symbol", SORT_SYM},
+	    {"parent", SORT_PARENT},
+	    {"cpu", SORT_CPU},
+	    {"srcline", SORT_SRCLINE},
+	    {"tid", SORT_TID},
+	};
+	char *copy = xstrdup(arg), *tok, *save = NULL;
+	int ret = 0;
+
+	o->nr_fields = 0;
+	o->fields_strict = *arg != '+';
+	for (tok = strtok_r(copy + !o->fields_strict, ", ", &save); tok && !ret;
+	     tok = strtok_r(NULL, ", ", &save)) {
+		size_t i, len = strlen(tok);
+		u32 k;
+
+		for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+			if (!strncasecmp(tok, fields[i].name, len))
+				break;
+		if (i == sizeof(fields) / sizeof(fields[0]))
+			ret = usage_error("report",
+					  perf_sort_key(tok) ? "-F: '%s' is perf report's, prec "
+							       "report does not have it"
+							     : "-F: unknown field '%s'",
+					  tok);
+		for (k = 0; !ret && k < o->nr_fields && o->fields[k] != fields[i].field; k++)
+			;
+		if (!ret && k == o->nr_fields && o->nr_fields == FIELD_MAX)
+			ret = usage_error("report", "-F: too many fields in '%s'", arg);
+		else if (!ret && k == o->nr_fields)
+			o->fields[o->nr_fields++] = fields[i].field;
+	}
+	free(copy);
+	if (!ret && !o->nr_fields)
+		ret = usage_error("report", "-F needs at least one field");
 	return ret;
 }
 
@@ -403,10 +481,6 @@ static const char *const perf_only[] = {
     "--pretty",
     "--tui",
     "--gtk",
-    "-p",
-    "--parent",
-    "-x",
-    "--exclude-other",
     "--ignore-callees",
     "-w",
     "--column-widths",
@@ -437,9 +511,6 @@ static const char *const perf_only[] = {
     "--disable-order",
     "--skip-empty",
     "--no-skip-empty",
-    "-F",
-    "--fields",
-    "--hierarchy",
     "--mmaps",
     NULL,
 };
@@ -593,7 +664,7 @@ int cmd_report(int argc, char **argv)
 	const char *input = NULL;
 	bool overhead_only = false;
 	struct stat st;
-	int c, ret, nr_views = 0, li = 0;
+	int c, ret, nr_views = 0;
 
 	o.keys[0] = SORT_COMM;
 	o.keys[1] = SORT_DSO;
@@ -607,7 +678,7 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, short_options, long_options, &li)) != -1) {
+	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -726,16 +797,27 @@ int cmd_report(int argc, char **argv)
 			o.pct_relative = !strcmp(optarg, "relative");
 			break;
 		case 'F':
-		case 'p':
+			if (parse_fields(&o, optarg))
+				goto usage;
+			break;
+		case OPT_HIERARCHY:
+			o.hierarchy = true;
+			break;
+		case 'p': {
+			regex_t re;
+
+			if (regcomp(&re, optarg, REG_EXTENDED)) {
+				usage_error("report", "-p: '%s' is not a regular expression",
+					    optarg);
+				goto usage;
+			}
+			regfree(&re);
+			o.parent = optarg;
+			break;
+		}
 		case 'x':
-		case OPT_PERF_ONLY:
-			if (c == OPT_PERF_ONLY)
-				usage_error("report", "--%s is a perf report option that prec report "
-						      "does not have", long_options[li].name);
-			else
-				usage_error("report", "-%c is a perf report option that prec report "
-						      "does not have", c);
-			goto usage;
+			o.exclude_other = true;
+			break;
 		case 'c':
 			if (parse_comms(&o, optarg))
 				goto usage;
@@ -793,6 +875,10 @@ int cmd_report(int argc, char **argv)
 		usage_error("report",
 			    "--stats, -D, --header-only, --overhead, --counters, --tasks, "
 			    "--folded and --flamegraph are separate views: give one");
+		goto usage;
+	}
+	if (o.hierarchy && o.nr_fields) {
+		usage_error("report", "--hierarchy and --fields cannot be used together");
 		goto usage;
 	}
 	if (o.intervals && !(view->takes & TAKES_INTERVALS)) {

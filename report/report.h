@@ -19,9 +19,25 @@ enum sort_key {
 	SORT_DSO,
 	SORT_SYM,
 	SORT_CPU,
+	SORT_SRCLINE, /* the source file and line of the sampled address */
+	SORT_PARENT,  /* the first caller whose name matches -p (perf's parent) */
 };
 
 #define SORT_MAX 8
+
+/* perf report's output fields that are not sort keys (-F), numbered after the sort keys. */
+enum field {
+	FIELD_OVERHEAD = 32,
+	FIELD_OVERHEAD_SYS,
+	FIELD_OVERHEAD_US,
+	FIELD_OVERHEAD_GUEST_SYS,
+	FIELD_OVERHEAD_GUEST_US,
+	FIELD_OVERHEAD_CHILDREN,
+	FIELD_SAMPLE,
+	FIELD_PERIOD,
+};
+
+#define FIELD_MAX 24
 
 enum chain_mode {
 	CHAIN_NONE,
@@ -87,6 +103,14 @@ struct report_opts {
 	bool show_cpu_util;	/* --show-cpu-utilization: sys and usr columns */
 	bool pct_relative;	/* --percentage relative: of what the filters let through */
 	const char *field_sep;	/* -t: columns separated by this, not padded with blanks */
+	/* -F: the columns, sort keys (enum sort_key) and values (enum field), in order */
+	int fields[FIELD_MAX];
+	u32 nr_fields;
+	bool fields_strict; /* -F without a leading '+': only these columns, keys from them */
+	u32 nr_sort_keys;   /* of keys, those that order the rows before the -F columns do */
+	bool hierarchy;	    /* --hierarchy: one level per sort key, indented */
+	const char *parent; /* -p: what the sort key parent looks for (NULL: perf's default) */
+	bool exclude_other; /* -x: no rows whose parent is [other] */
 	struct overhead_opts overhead;
 	struct filter_opts filter;
 };

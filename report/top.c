@@ -30,26 +30,127 @@
 
 #define MAX_PATH_DEPTH 256
 
+/* A column of the table: a sort key (enum sort_key) or a value (enum field), and its width. */
+struct column {
+	int id;
+	u32 width;
+	bool elide;
+};
+
+#define COLUMNS_MAX (FIELD_MAX + SORT_MAX + 8)
+
+/* The columns in order, and what orders the rows (the most significant first). */
 struct columns {
-	u32 width[SORT_MAX];
-	bool elide[SORT_MAX];
+	struct column v[COLUMNS_MAX];
+	u32 nr;
+	int sorts[COLUMNS_MAX];
+	u32 nr_sorts;
 };
 
 static const char *const key_titles[] = {
     [SORT_COMM] = "Command",	  [SORT_PID] = "    Pid:Command", [SORT_TID] = "    Tid",
     [SORT_DSO] = "Shared Object", [SORT_SYM] = "Symbol",	  [SORT_CPU] = "CPU",
+    [SORT_SRCLINE] = "Source:Line", [SORT_PARENT] = "Parent symbol",
 };
 
 static const char *const key_names[] = {
     [SORT_COMM] = "comm", [SORT_PID] = "pid", [SORT_TID] = "tid",
     [SORT_DSO] = "dso",	  [SORT_SYM] = "sym", [SORT_CPU] = "cpu",
+    [SORT_SRCLINE] = "srcline", [SORT_PARENT] = "parent",
 };
+
+/* The value columns, by enum field less FIELD_OVERHEAD: titles and widths as perf's. */
+static const struct {
+	const char *title;
+	u32 width;
+} value_fmts[] = {
+    {"Overhead", 8},  {"sys", 8},	 {"usr", 8},	 {"guest sys", 9},
+    {"guest usr", 9}, {"Children", 8}, {"Samples", 12}, {"Period", 12},
+};
+
+static inline bool is_value(int id)
+{
+	return id >= FIELD_OVERHEAD;
+}
+
+static void id_add(int *v, u32 *nr, int id)
+{
+	for (u32 i = 0; i < *nr; i++)
+		if (v[i] == id)
+			return;
+	if (*nr < COLUMNS_MAX)
+		v[(*nr)++] = id;
+}
+
+static void col_add(struct columns *c, int id)
+{
+	for (u32 i = 0; i < c->nr; i++)
+		if (c->v[i].id == id)
+			return;
+	if (c->nr < COLUMNS_MAX)
+		c->v[c->nr++].id = id;
+}
+
+/*
+ * The columns as perf lays them out (perf_hpp__init(), then -F's, then the sort keys not shown
+ * yet) and the order of the rows: unless -F alone chose the columns, children and overhead
+ * first; then the keys of --sort (or the default ones); then every other column
+ * (perf_hpp__append_sort_keys()).
+ */
+static void columns_setup(const struct report_opts *o, struct columns *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (!o->fields_strict) {
+		if (o->children) {
+			col_add(c, FIELD_OVERHEAD_CHILDREN);
+			id_add(c->sorts, &c->nr_sorts, FIELD_OVERHEAD_CHILDREN);
+		}
+		col_add(c, FIELD_OVERHEAD);
+		id_add(c->sorts, &c->nr_sorts, FIELD_OVERHEAD);
+		if (o->show_cpu_util) {
+			col_add(c, FIELD_OVERHEAD_SYS);
+			col_add(c, FIELD_OVERHEAD_US);
+		}
+		if (o->show_nr_samples)
+			col_add(c, FIELD_SAMPLE);
+		if (o->show_total_period)
+			col_add(c, FIELD_PERIOD);
+	}
+	for (u32 i = 0; i < o->nr_fields; i++)
+		col_add(c, o->fields[i]);
+	for (u32 k = 0; k < o->nr_keys; k++)
+		col_add(c, (int)o->keys[k]);
+	for (u32 k = 0; k < o->nr_sort_keys; k++)
+		id_add(c->sorts, &c->nr_sorts, (int)o->keys[k]);
+	for (u32 i = 0; i < c->nr; i++)
+		id_add(c->sorts, &c->nr_sorts, c->v[i].id);
+}
+
+/* What value column id counts of row e. */
+static u64 entry_value(const struct hist_entry *e, int id)
+{
+	switch (id) {
+	case FIELD_OVERHEAD:
+	case FIELD_PERIOD:
+		return e->period;
+	case FIELD_OVERHEAD_SYS:
+		return e->period_sys;
+	case FIELD_OVERHEAD_US:
+		return e->period_us;
+	case FIELD_OVERHEAD_CHILDREN:
+		return e->acc_period;
+	case FIELD_SAMPLE:
+		return e->samples;
+	default:
+		return 0; /* guest time: prec records no guest */
+	}
+}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Order */
 
 static struct profile *sort_profile;
-static const struct report_opts *sort_opts;
+static const struct columns *sort_columns;
 
 /* perf's cmp_null(): what has no value sorts after what has one. */
 static int cmp_str(const char *a, const char *b)
@@ -59,44 +160,54 @@ static int cmp_str(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
+/* Rows a and b by sort key k, as perf shows them apart. */
+static int key_cmp(const struct hist_entry *a, const struct hist_entry *b, enum sort_key k)
+{
+	int c;
+
+	switch (k) {
+	case SORT_COMM:
+		return cmp_str(a->comm, b->comm);
+	case SORT_PID:
+	case SORT_TID:
+		return a->tid < b->tid ? -1 : a->tid > b->tid;
+	case SORT_DSO:
+		return cmp_str(a->dso_name, b->dso_name);
+	case SORT_SYM:
+		c = cmp_str(a->resolved ? sym_name(session_frame(&sort_profile->s, a->frame)->sym)
+					: NULL,
+			    b->resolved ? sym_name(session_frame(&sort_profile->s, b->frame)->sym)
+					: NULL);
+		if (!c && !a->resolved && !b->resolved)
+			c = a->rel < b->rel ? -1 : a->rel > b->rel;
+		return c;
+	case SORT_CPU:
+		return a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
+	case SORT_SRCLINE:
+		return cmp_str(a->srcline, b->srcline);
+	case SORT_PARENT:
+		return cmp_str(a->parent, b->parent);
+	}
+	return 0;
+}
+
 static int entry_cmp(const void *pa, const void *pb)
 {
 	const struct hist_entry *a = sort_profile->by_gid[*(const u32 *)pa];
 	const struct hist_entry *b = sort_profile->by_gid[*(const u32 *)pb];
 	int c;
 
-	/* --children: by the period through the row first, as perf's children column sorts */
-	if (sort_opts->children && a->acc_period != b->acc_period)
-		return a->acc_period > b->acc_period ? -1 : 1;
-	if (a->period != b->period)
-		return a->period > b->period ? -1 : 1;
-	for (u32 i = 0; i < sort_opts->nr_keys; i++) {
-		switch (sort_opts->keys[i]) {
-		case SORT_COMM:
-			c = cmp_str(a->comm, b->comm);
-			break;
-		case SORT_PID:
-		case SORT_TID:
-			c = a->tid < b->tid ? -1 : a->tid > b->tid;
-			break;
-		case SORT_DSO:
-			c = cmp_str(a->dso_name, b->dso_name);
-			break;
-		case SORT_SYM:
-			c = cmp_str(
-			    a->resolved ? sym_name(session_frame(&sort_profile->s, a->frame)->sym)
-					: NULL,
-			    b->resolved ? sym_name(session_frame(&sort_profile->s, b->frame)->sym)
-					: NULL);
-			if (!c && !a->resolved && !b->resolved)
-				c = a->rel < b->rel ? -1 : a->rel > b->rel;
-			break;
-		case SORT_CPU:
-			c = a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
-			break;
-		default:
-			c = 0;
+	for (u32 i = 0; i < sort_columns->nr_sorts; i++) {
+		int id = sort_columns->sorts[i];
+
+		if (is_value(id)) {
+			u64 va = entry_value(a, id), vb = entry_value(b, id);
+
+			if (va != vb)
+				return va > vb ? -1 : 1;
+			continue;
 		}
+		c = key_cmp(a, b, (enum sort_key)id);
 		if (c)
 			return c;
 	}
@@ -106,8 +217,11 @@ static int entry_cmp(const void *pa, const void *pb)
 /* Sort the entries of every event (by gid, into hs->sorted). */
 static void sort_entries(struct profile *p)
 {
+	struct columns c;
+
+	columns_setup(p->o, &c);
 	sort_profile = p;
-	sort_opts = p->o;
+	sort_columns = &c;
 	for (u32 i = 0; i < p->nr_ev; i++) {
 		struct hists *hs = &p->ev[i];
 
@@ -117,6 +231,7 @@ static void sort_entries(struct profile *p)
 			hs->sorted[j] = hs->v[j].gid;
 		qsort(hs->sorted, hs->nr, sizeof(u32), entry_cmp);
 	}
+	sort_columns = NULL;
 }
 
 static double pct(u64 v, u64 total)
@@ -144,16 +259,35 @@ static const char *dso_cell(struct profile *p, const struct hist_entry *e)
 	return d ? d : "[unknown]";
 }
 
+/* As perf: when every sort key's column would be left out (one name each), none is. */
+static void unelide(struct columns *c)
+{
+	u32 keys = 0, elided = 0;
+
+	for (u32 k = 0; k < c->nr; k++) {
+		keys += !is_value(c->v[k].id);
+		elided += !is_value(c->v[k].id) && c->v[k].elide;
+	}
+	if (keys && elided == keys)
+		for (u32 k = 0; k < c->nr; k++)
+			c->v[k].elide = false;
+}
+
+/* The widths of the columns for the rows of hs: the widest value, at least the title. */
 static void compute_widths(struct profile *p, const struct hists *hs, struct columns *c)
 {
 	const struct report_opts *o = p->o;
-	u32 comm = 0, dso = 0, sym = 0;
+	u32 comm = 0, dso = 0, sym = 0, src = 0, parent = 0;
 	bool unresolved = false;
 
 	for (u32 i = 0; i < hs->nr; i++) {
 		const struct hist_entry *e = &hs->v[i];
 		const struct frame *fr = session_frame(&p->s, e->frame);
-		u32 l = (u32)strlen(e->thread->comm);
+		u32 l;
+
+		if (o->exclude_other && !e->parent)
+			continue; /* -x: as wide as the rows shown, as perf's */
+		l = (u32)strlen(e->thread->comm);
 
 		if (l > comm)
 			comm = l;
@@ -167,16 +301,25 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 		}
 		if (fr->dso && fr->dso->short_len > dso)
 			dso = fr->dso->short_len;
+		if (e->srcline && strlen(e->srcline) > src)
+			src = (u32)strlen(e->srcline);
+		if (e->parent && strlen(e->parent) > parent)
+			parent = (u32)strlen(e->parent);
 	}
 	if (unresolved && dso < 16 && !o->field_sep) /* perf: not with -t */
 		dso = 16;
-	for (u32 k = 0; k < o->nr_keys; k++) {
+	for (u32 k = 0; k < c->nr; k++) {
+		struct column *col = &c->v[k];
 		u32 w = 0;
 
-		switch (o->keys[k]) {
+		if (is_value(col->id)) {
+			col->width = value_fmts[col->id - FIELD_OVERHEAD].width;
+			continue;
+		}
+		switch ((enum sort_key)col->id) {
 		case SORT_COMM:
 			w = comm;
-			c->elide[k] = o->nr_comms == 1;
+			col->elide = o->nr_comms == 1;
 			break;
 		case SORT_PID:
 			w = comm + 8;
@@ -186,108 +329,126 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 			break;
 		case SORT_DSO:
 			w = dso;
-			c->elide[k] = o->filter.nr_dsos == 1;
+			col->elide = o->filter.nr_dsos == 1;
 			break;
 		case SORT_SYM:
 			w = sym;
-			c->elide[k] = o->filter.nr_syms == 1;
+			col->elide = o->filter.nr_syms == 1;
 			break;
 		case SORT_CPU:
 			w = 3;
 			break;
+		case SORT_SRCLINE:
+			w = src;
+			break;
+		case SORT_PARENT:
+			w = parent;
+			break;
 		}
-		if (w < strlen(key_titles[o->keys[k]]))
-			w = (u32)strlen(key_titles[o->keys[k]]);
-		c->width[k] = w;
+		if (w < strlen(key_titles[col->id]))
+			w = (u32)strlen(key_titles[col->id]);
+		col->width = w;
 	}
-	filter_unelide(o, c->elide);
+	unelide(c);
 }
 
-/* The value columns before the sort keys, in perf's order (perf_hpp__init()). */
-enum vcol { V_CHILDREN, V_SELF, V_SYS, V_US, V_SAMPLES, V_PERIOD };
-
-static const struct {
-	const char *title;
-	int width;
-} vcols[] = {
-    [V_CHILDREN] = {"Children", 8}, [V_SELF] = {"Self", 8},	 [V_SYS] = {"sys", 8},
-    [V_US] = {"usr", 8},	    [V_SAMPLES] = {"Samples", 12}, [V_PERIOD] = {"Period", 12},
-};
-
-static u32 value_cols(const struct report_opts *o, enum vcol *v)
+/* The title of column col. */
+static const char *column_title(const struct report_opts *o, const struct column *col)
 {
-	u32 n = 0;
-
-	if (o->children)
-		v[n++] = V_CHILDREN;
-	v[n++] = V_SELF;
-	if (o->show_cpu_util) {
-		v[n++] = V_SYS;
-		v[n++] = V_US;
-	}
-	if (o->show_nr_samples)
-		v[n++] = V_SAMPLES;
-	if (o->show_total_period)
-		v[n++] = V_PERIOD;
-	return n;
+	if (!is_value(col->id))
+		return key_titles[col->id];
+	/* perf calls its own column Self beside Children, unless -F named the columns */
+	if (col->id == FIELD_OVERHEAD && o->children && !o->fields_strict)
+		return "Self";
+	return value_fmts[col->id - FIELD_OVERHEAD].title;
 }
 
-/* The text of value column v of row e: with -t, unpadded, as perf prints it then. */
+/* The text of value column col of row e: with -t, unpadded, as perf prints it then. */
 static void value_cell(const struct report_opts *o, const struct hists *hs,
-		       const struct hist_entry *e, enum vcol v, char *buf, size_t len)
+		       const struct hist_entry *e, const struct column *col, char *buf, size_t len)
 {
-	int w = o->field_sep ? 0 : vcols[v].width - 1;
-	u64 total = hists_pct_total(o, hs), n = 0;
+	int w = o->field_sep ? 0 : (int)col->width - 1;
 
-	switch (v) {
-	case V_CHILDREN:
-		n = e->acc_period;
+	switch (col->id) {
+	case FIELD_OVERHEAD_CHILDREN:
+		if (!o->children) { /* perf: not without call chains or with --no-children */
+			snprintf(buf, len, "%*s", o->field_sep ? 0 : (int)col->width, "N/A");
+			return;
+		}
 		break;
-	case V_SELF:
-		n = e->period;
-		break;
-	case V_SYS:
-		n = e->period_sys;
-		break;
-	case V_US:
-		n = e->period_us;
-		break;
-	case V_SAMPLES:
-		snprintf(buf, len, " %*" PRIu64, w, e->samples);
-		return;
-	case V_PERIOD:
-		snprintf(buf, len, " %*" PRIu64, w, e->period);
+	case FIELD_SAMPLE:
+	case FIELD_PERIOD:
+		snprintf(buf, len, " %*" PRIu64, w, entry_value(e, col->id));
 		return;
 	}
-	snprintf(buf, len, " %*.2f%%", w ? w - 1 : 0, pct(n, total));
+	snprintf(buf, len, " %*.2f%%", w ? w - 1 : 0,
+		 pct(entry_value(e, col->id), hists_pct_total(o, hs)));
+}
+
+/* The text of key column col of row e, padded to its width (sym: unless pad is false). */
+static void key_cell(struct profile *p, const struct hist_entry *e, const struct column *col,
+		     bool pad, char *cell, size_t len)
+{
+	char buf[4200];
+	int w = (int)col->width;
+
+	switch ((enum sort_key)col->id) {
+	case SORT_COMM:
+		snprintf(cell, len, "%-*.*s", w, w, e->comm);
+		break;
+	case SORT_PID:
+		snprintf(cell, len, "%7d:%-*.*s", e->tid, w - 8, w - 8, e->thread->comm);
+		break;
+	case SORT_TID:
+		snprintf(cell, len, "%*d", w, e->tid);
+		break;
+	case SORT_DSO:
+		snprintf(cell, len, "%-*.*s", w, w, dso_cell(p, e));
+		break;
+	case SORT_SYM:
+		sym_cell(p, e, buf, sizeof(buf));
+		snprintf(cell, len, "%-*s", pad ? w : 0, buf);
+		break;
+	case SORT_CPU:
+		snprintf(cell, len, "%*.*d", w, w, e->cpu);
+		break;
+	case SORT_SRCLINE:
+		snprintf(cell, len, "%-*.*s", pad ? w : 0, w, e->srcline ? e->srcline : "");
+		break;
+	case SORT_PARENT:
+		snprintf(cell, len, "%-*.*s", w, w, e->parent ? e->parent : "[other]");
+		break;
+	}
 }
 
 /* The title line of the table, and without -t the dotted line under it. */
 static void print_titles(const struct report_opts *o, const struct columns *c, FILE *out)
 {
 	const char *sep = o->field_sep ? o->field_sep : "  ";
-	enum vcol v[8];
-	u32 nv = value_cols(o, v);
+	bool first = true;
 
 	fputs("# ", out);
-	for (u32 i = 0; i < nv; i++)
-		fprintf(out, "%s%*s", i ? sep : "", vcols[v[i]].width,
-			v[i] == V_SELF && !o->children ? "Overhead" : vcols[v[i]].title);
-	for (u32 k = 0; k < o->nr_keys; k++)
-		if (!c->elide[k])
-			fprintf(out, "%s%-*s", sep, (int)c->width[k], key_titles[o->keys[k]]);
+	for (u32 i = 0; i < c->nr; i++) {
+		const struct column *col = &c->v[i];
+
+		if (col->elide)
+			continue;
+		fprintf(out, is_value(col->id) ? "%s%*s" : "%s%-*s", first ? "" : sep,
+			(int)col->width, column_title(o, col));
+		first = false;
+	}
 	fputc('\n', out);
 	if (o->field_sep)
 		return;
 	fputs("# ", out);
-	for (u32 i = 0; i < nv; i++)
-		fprintf(out, "%s%.*s", i ? "  " : "", vcols[v[i]].width, "............");
-	for (u32 k = 0; k < o->nr_keys; k++) {
-		if (c->elide[k])
+	first = true;
+	for (u32 i = 0; i < c->nr; i++) {
+		if (c->v[i].elide)
 			continue;
-		fputs("  ", out);
-		for (u32 j = 0; j < c->width[k]; j++)
+		fputs(first ? "" : "  ", out);
+		for (u32 j = 0; j < c->v[i].width; j++)
 			fputc('.', out);
+		first = false;
 	}
 	fputs("\n#\n", out);
 }
@@ -306,48 +467,28 @@ static void print_row(struct profile *p, const struct hists *hs, const struct hi
 	const struct report_opts *o = p->o;
 	const char *sep = o->field_sep ? o->field_sep : "  ";
 	char buf[4200], cell[4300];
-	enum vcol v[8];
-	u32 nv = value_cols(o, v);
+	bool first = true;
 	int last = -1;
 
-	for (u32 k = 0; k < o->nr_keys; k++)
-		if (!c->elide[k])
+	for (u32 k = 0; k < c->nr; k++)
+		if (!c->v[k].elide)
 			last = (int)k;
-	for (u32 i = 0; i < nv; i++) {
-		value_cell(o, hs, e, v[i], buf, sizeof(buf));
-		if (o->field_sep) /* perf pads every column but the last to its width */
-			fprintf(out, "%s%-*s", i ? sep : "", vcols[v[i]].width, buf);
-		else
-			fprintf(out, "  %s", buf);
-	}
-	for (u32 k = 0; k < o->nr_keys; k++) {
-		int w = (int)c->width[k];
+	for (u32 i = 0; i < c->nr; i++) {
+		const struct column *col = &c->v[i];
 
-		if (c->elide[k])
+		if (col->elide)
 			continue;
-		switch (o->keys[k]) {
-		case SORT_COMM:
-			snprintf(cell, sizeof(cell), "%-*.*s", w, w, e->comm);
-			break;
-		case SORT_PID:
-			snprintf(cell, sizeof(cell), "%7d:%-*.*s", e->tid, w - 8, w - 8,
-				 e->thread->comm);
-			break;
-		case SORT_TID:
-			snprintf(cell, sizeof(cell), "%*d", w, e->tid);
-			break;
-		case SORT_DSO:
-			snprintf(cell, sizeof(cell), "%-*.*s", w, w, dso_cell(p, e));
-			break;
-		case SORT_SYM:
-			sym_cell(p, e, buf, sizeof(buf));
-			snprintf(cell, sizeof(cell), "%-*s", (int)k == last ? 0 : w, buf);
-			break;
-		case SORT_CPU:
-			snprintf(cell, sizeof(cell), "%*.*d", w, w, e->cpu);
-			break;
+		/* without -t every column starts with two blanks; with it, all but the first */
+		fputs(o->field_sep && first ? "" : sep, out);
+		first = false;
+		if (is_value(col->id)) {
+			value_cell(o, hs, e, col, buf, sizeof(buf));
+			/* perf pads every column but the last to its width */
+			fprintf(out, "%-*s", o->field_sep && (int)i != last ? (int)col->width : 0,
+				buf);
+			continue;
 		}
-		fputs(sep, out);
+		key_cell(p, e, col, (int)i != last, cell, sizeof(cell));
 		put_key(o, cell, out);
 	}
 	fputc('\n', out);
@@ -520,7 +661,7 @@ static void print_graph(struct profile *p, const struct hists *hs, const struct 
 		bool printed = false;
 
 		for (u32 n = x;; n = p->nodes[n].first_child, k++) {
-			if (!k && o->sort_given && o->keys[0] == SORT_SYM) {
+			if (!k && o->sort_given && !o->nr_fields && o->keys[0] == SORT_SYM) {
 				/* the first entry is the row's symbol: perf does not repeat it */
 			} else if (!printed) {
 				margin(out, left);
@@ -608,6 +749,218 @@ static void print_flat(struct profile *p, const struct hists *hs, const struct h
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* --hierarchy (ui/stdio/hist.c: hist_entry__hierarchy_fprintf()) */
+
+#define HIERARCHY_INDENT 3
+
+struct hier {
+	struct profile *p;
+	const struct hists *hs;
+	const struct columns *c;
+	FILE *out;
+	u32 *rows; /* the rows (gids), grouped level by level */
+	bool graph;
+};
+
+static u32 hier_level; /* the key the grouping sort compares up to, for hier_cmp() */
+
+/* Rows by their keys up to level hier_level, as the levels group them. */
+static int hier_cmp(const void *pa, const void *pb)
+{
+	const struct hist_entry *a = sort_profile->by_gid[*(const u32 *)pa];
+	const struct hist_entry *b = sort_profile->by_gid[*(const u32 *)pb];
+	const struct report_opts *o = sort_profile->o;
+
+	for (u32 k = 0; k <= hier_level; k++) {
+		int c = key_cmp(a, b, o->keys[k]);
+
+		if (c)
+			return c;
+		/* two symbols of one name in different binaries are two entries */
+		if (o->keys[k] == SORT_SYM && (c = cmp_str(a->dso_name, b->dso_name)))
+			return c;
+		if (o->keys[k] == SORT_SYM && a->resolved && b->resolved &&
+		    a->sym_start != b->sym_start)
+			return a->sym_start < b->sym_start ? -1 : 1;
+	}
+	return 0;
+}
+
+/* A group of rows that agree on the keys up to a level: the sum of their values. */
+struct hier_group {
+	u32 first, n;	      /* in rows[] */
+	struct hist_entry sum; /* the first row with the values of all */
+};
+
+static int group_cmp(const void *pa, const void *pb)
+{
+	const struct hier_group *a = pa, *b = pb;
+	u32 ga = a->sum.gid, gb = b->sum.gid;
+
+	if (a->sum.period != b->sum.period)
+		return a->sum.period > b->sum.period ? -1 : 1;
+	return hier_cmp(&ga, &gb);
+}
+
+/* Perf's "no entry >= PCT%" under a level whose entries the limit all hides. */
+static void hier_no_entry(struct hier *h, u32 depth)
+{
+	const struct report_opts *o = h->p->o;
+	u32 width = 0, n = 0;
+
+	for (u32 i = 0; i < h->c->nr; i++) {
+		if (!is_value(h->c->v[i].id))
+			continue;
+		width += h->c->v[i].width + (n++ ? 2 : 0);
+	}
+	if (!o->field_sep)
+		fprintf(h->out, "%*s", (int)((o->nr_keys + depth) * HIERARCHY_INDENT), "");
+	fprintf(h->out, "%*sno entry >= %.2f%%\n", (int)width + 4, "", o->percent_limit);
+}
+
+/* One entry of a level: its values, then its key without the blanks before it. */
+static void hier_line(struct hier *h, const struct hist_entry *e, u32 depth)
+{
+	const struct report_opts *o = h->p->o;
+	const char *sep = o->field_sep;
+	char buf[4300];
+	const char *s;
+	bool first = true;
+
+	fprintf(h->out, "%*s", (int)(depth * HIERARCHY_INDENT), "");
+	for (u32 i = 0; i < h->c->nr; i++) {
+		const struct column *col = &h->c->v[i];
+
+		if (!is_value(col->id))
+			continue;
+		fputs(sep && first ? "" : sep ? sep : "  ", h->out);
+		first = false;
+		value_cell(o, h->hs, e, col, buf, sizeof(buf));
+		fprintf(h->out, "%-*s", (int)col->width, buf);
+	}
+	if (!sep)
+		fprintf(h->out, "%*s", (int)((o->nr_keys - 1) * HIERARCHY_INDENT), "");
+	for (u32 i = 0; i < h->c->nr; i++) {
+		if (h->c->v[i].id == (int)o->keys[depth]) {
+			/* the key is the last column of its level: a symbol is not padded */
+			key_cell(h->p, e, &h->c->v[i], false, buf, sizeof(buf));
+			break;
+		}
+	}
+	for (s = buf; *s == ' '; s++)
+		;
+	fprintf(h->out, "%s", sep ? sep : "  ");
+	put_key(o, s, h->out);
+	fputc('\n', h->out);
+}
+
+/* The entries of level depth over rows[first, first + n), and the levels under each. */
+static void hier_level_print(struct hier *h, u32 first, u32 n, u32 depth)
+{
+	const struct report_opts *o = h->p->o;
+	struct hier_group *g = xmalloc((n ? n : 1) * sizeof(*g));
+	u32 nr = 0;
+	bool shown = false;
+
+	/* the rows under the level before agree on its keys: group them by this one */
+	hier_level = depth;
+	qsort(h->rows + first, n, sizeof(u32), hier_cmp);
+	for (u32 i = 0; i < n; i++) {
+		const struct hist_entry *e = h->p->by_gid[h->rows[first + i]];
+
+		if (i && !hier_cmp(&h->rows[first + i - 1], &h->rows[first + i])) {
+			g[nr - 1].n++;
+			g[nr - 1].sum.period += e->period;
+			g[nr - 1].sum.period_sys += e->period_sys;
+			g[nr - 1].sum.period_us += e->period_us;
+			g[nr - 1].sum.samples += e->samples;
+			continue;
+		}
+		g[nr].first = first + i;
+		g[nr].n = 1;
+		g[nr++].sum = *e;
+	}
+	hier_level = depth;
+	qsort(g, nr, sizeof(*g), group_cmp);
+	for (u32 i = 0; i < nr; i++) {
+		const struct hist_entry *e = &g[i].sum;
+
+		if (pct(e->period, hists_pct_total(o, h->hs)) < o->percent_limit ||
+		    (o->exclude_other && !e->parent))
+			continue;
+		shown = true;
+		hier_line(h, e, depth);
+		if (depth + 1 < o->nr_keys) {
+			hier_level_print(h, g[i].first, g[i].n, depth + 1);
+			hier_level = depth;
+		} else if (h->graph && o->chain_mode == CHAIN_FLAT) {
+			print_flat(h->p, h->hs, h->p->by_gid[e->gid], h->out);
+		} else if (h->graph) {
+			print_graph(h->p, h->hs, h->p->by_gid[e->gid], h->out);
+		}
+	}
+	if (!shown && depth && nr)
+		hier_no_entry(h, depth - 1);
+	free(g);
+}
+
+/* The titles of the hierarchy: the value columns, then the keys joined by " / ". */
+static void hier_titles(struct hier *h)
+{
+	const struct report_opts *o = h->p->o;
+	const char *sep = o->field_sep;
+	u32 indent = (o->nr_keys - 1) * HIERARCHY_INDENT, title = 0, widest = 0, n = 0;
+
+	fprintf(h->out, "# %*s", sep ? 0 : (int)indent, "");
+	for (u32 i = 0; i < h->c->nr; i++)
+		if (is_value(h->c->v[i].id))
+			fprintf(h->out, "%*s%s", (int)h->c->v[i].width,
+				column_title(o, &h->c->v[i]), sep ? sep : "  ");
+	for (u32 k = 0; k < o->nr_keys; k++) {
+		const char *t = key_titles[o->keys[k]];
+
+		while (*t == ' ')
+			t++;
+		title += (u32)fprintf(h->out, "%s%s", k ? " / " : "", t);
+	}
+	fputs("\n# ", h->out);
+	if (!sep)
+		for (u32 i = 0; i < indent; i++)
+			fputc('.', h->out);
+	for (u32 i = 0; i < h->c->nr; i++) {
+		if (!is_value(h->c->v[i].id))
+			continue;
+		fputs(n++ ? sep ? sep : ".." : "", h->out);
+		for (u32 j = 0; j < h->c->v[i].width; j++)
+			fputc('.', h->out);
+	}
+	for (u32 k = 0; k < o->nr_keys; k++)
+		for (u32 i = 0; i < h->c->nr; i++)
+			if (h->c->v[i].id == (int)o->keys[k] &&
+			    k * HIERARCHY_INDENT + h->c->v[i].width > widest)
+				widest = k * HIERARCHY_INDENT + h->c->v[i].width;
+	fputs(sep ? sep : "  ", h->out);
+	for (u32 i = 0; i < (title > widest ? title : widest); i++)
+		fputc('.', h->out);
+	fputs("\n#\n", h->out);
+}
+
+/* The rows of hs as perf's --hierarchy prints them: one level per sort key. */
+static void print_hierarchy(struct profile *p, const struct hists *hs, const struct columns *c,
+			    bool graph, FILE *out)
+{
+	struct hier h = {p, hs, c, out, xmalloc((hs->nr ? hs->nr : 1) * sizeof(u32)), graph};
+
+	for (u32 j = 0; j < hs->nr; j++)
+		h.rows[j] = hs->v[j].gid;
+	sort_profile = p;
+	hier_titles(&h);
+	if (p->o->nr_keys)
+		hier_level_print(&h, 0, hs->nr, 0);
+	free(h.rows);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 
 static void unit_number(u64 n, u64 *out, char *unit)
 {
@@ -673,7 +1026,7 @@ int view_table(struct profile *p, FILE *out)
 		if (!hs->nr_samples)
 			continue;
 		any = true;
-		memset(&c, 0, sizeof(c));
+		columns_setup(o, &c);
 		compute_widths(p, hs, &c);
 		/* --percentage relative: the header counts what the filters let through */
 		unit_number(hs->nr_samples - (o->pct_relative ? hs->nr_filtered : 0), &n, &unit);
@@ -683,11 +1036,19 @@ int view_table(struct profile *p, FILE *out)
 			fprintf(out, " (time slices: %s)", o->filter.time_str);
 		fputc('\n', out);
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", hists_pct_total(o, hs));
+		if (o->hierarchy) {
+			print_hierarchy(p, hs, &c, graph, out);
+			fputs("\n\n", out);
+			continue;
+		}
 		print_titles(o, &c, out);
 		for (u32 j = 0; j < hs->nr; j++) {
 			const struct hist_entry *e = p->by_gid[hs->sorted[j]];
 
-			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) < o->percent_limit)
+			/* -x leaves out the [other] rows, as perf's */
+			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) <
+				o->percent_limit ||
+			    (o->exclude_other && !e->parent))
 				continue;
 			print_row(p, hs, e, &c, out);
 			if (graph && o->chain_mode == CHAIN_FLAT)
@@ -820,7 +1181,8 @@ static void json_graph(struct profile *p, const struct hists *hs, const struct h
 
 		fprintf(out, "{\"percent\": null, \"period\": %" PRIu64 ", \"samples\": %" PRIu64,
 			p->nodes[x].cumul, p->nodes[x].count);
-		json_frames(p, x, end, o->sort_given && o->keys[0] == SORT_SYM, out);
+		json_frames(p, x, end, o->sort_given && !o->nr_fields && o->keys[0] == SORT_SYM,
+			    out);
 		fputs(", \"children\": [", out);
 		top = end;
 		if (o->chain_mode == CHAIN_FRACTAL)
@@ -875,7 +1237,10 @@ int view_json(struct profile *p, FILE *out)
 			const struct frame *fr = session_frame(&p->s, e->frame);
 			double v = pct(e->period, hists_pct_total(o, hs));
 
-			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) < o->percent_limit)
+			/* -x leaves out the [other] rows, as perf's */
+			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) <
+				o->percent_limit ||
+			    (o->exclude_other && !e->parent))
 				continue;
 			fprintf(out,
 				"%s\n        {\"overhead\": %.6f, \"samples\": %" PRIu64
@@ -919,6 +1284,17 @@ int view_json(struct profile *p, FILE *out)
 					break;
 				case SORT_CPU:
 					fprintf(out, ", \"cpu\": %d", e->cpu);
+					break;
+				case SORT_SRCLINE:
+					fputs(", \"srcline\": ", out);
+					json_str(out, e->srcline ? e->srcline : "");
+					break;
+				case SORT_PARENT:
+					fputs(", \"parent\": ", out);
+					if (e->parent)
+						json_str(out, e->parent);
+					else
+						fputs("null", out);
 					break;
 				}
 			}

@@ -14,6 +14,9 @@
 #   same_folded FILE             --folded gives the stacks of perf script, sample for sample, and
 #                                its counts add up to the samples perf report --stats counts
 #   json_agrees FILE ARGS...     --json parses and says what the text table says
+#   table FILE ARGS...           perf report --stdio's and prec report's table of the first
+#                                event, in perf.tab and prec.tab
+#   same FILE ARGS...            those tables are the same, character for character
 #   usage_error ARGS...          prec report ARGS exits 2 with one line on stderr (in err),
 #                                starting "prec"
 #   svg_ok FILE                  --flamegraph writes well-formed SVG whose frames add up
@@ -383,6 +386,23 @@ rec_prec() {
 	shift
 	"$PREC" record -q -e cpu-clock -F 4000 -o "$name.data" "$@" >/dev/null 2>"$name.rec.err" ||
 		{ cat "$name.rec.err"; return 1; }
+}
+
+# table FILE ARGS...: the rows perf and prec print for the first event (the one recorded: the
+# children rows of prec's own event are another matter), perf's tip and the lines that are only
+# "#" aside, in perf.tab and prec.tab.
+table() {
+	perf_clean perf report --stdio -i "$@" >perf.out || return 1
+	prec_ok prec.out "$@" || return 1
+	awk '/^# Samples/ {n++} n == 1' perf.out | grep -v -e '^# (Tip' -e '^#$' >perf.tab
+	awk '/^# Samples/ {n++} n == 1' prec.out | grep -v -e '^#$' >prec.tab
+	[ -s prec.tab ] || fail "no table"
+}
+
+# same FILE ARGS...: the table is perf's, character for character.
+same() {
+	table "$@" || return 1
+	diff perf.tab prec.tab >&2 || fail "not perf's table for: $*"
 }
 
 # prec_ok OUT FILE ARGS...: prec report, exit 0, nothing on stderr but the warnings about

@@ -15,11 +15,8 @@ refused() {
 		{ cat err; fail "the line does not name $NAME as perf's"; }
 }
 
-test_expect "perf's options prec lacks are refused by name" '
-	for a in --hierarchy -F:overhead,sym --fields=overhead --parent:^sys_ -p:x -x; do
-		NAME=${a%%[:=]*}; refused -i none.data $(echo "$a" | tr : " ") || return 1; done'
 test_expect "perf's sort keys prec lacks are refused by name" '
-	for k in parent srcline socket dso_size sym_size; do
+	for k in socket dso_size sym_size; do
 		NAME=$k; refused -i none.data --sort comm,$k || return 1; done'
 test_expect "--percentage takes relative or absolute" '
 	usage_error -i none.data --percentage sideways && grep -q sideways err'
@@ -34,23 +31,6 @@ fi
 unset PERF_CONFIG PERF_CONFIG_NOSYSTEM PERF_CONFIG_NOGLOBAL
 export HOME=$T/home
 mkdir -p "$HOME"
-
-# table FILE ARGS...: the rows perf and prec print for the first event (the one recorded: the
-# children rows of prec's own event are another matter), perf's tip and the lines that are only
-# "#" aside, in perf.tab and prec.tab.
-table() {
-	perf_clean perf report --stdio -i "$@" >perf.out || return 1
-	prec_ok prec.out "$@" || return 1
-	awk '/^# Samples/ {n++} n == 1' perf.out | grep -v -e '^# (Tip' -e '^#$' >perf.tab
-	awk '/^# Samples/ {n++} n == 1' prec.out | grep -v -e '^#$' >prec.tab
-	[ -s prec.tab ] || fail "no table"
-}
-
-# same FILE ARGS...: the table is perf's, character for character.
-same() {
-	table "$@" || return 1
-	diff perf.tab prec.tab >&2 || fail "not perf's table for: $*"
-}
 
 # titles FILE ARGS...: the column titles of perf's and prec's tables, which must agree; on stdout.
 titles() {

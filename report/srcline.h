@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Source lines of sampled addresses, for prec report's srcline sort key: "file:line" from the
+ * DWARF line table of the binary (or of its debug file), the file's base name as perf shows it;
+ * else perf's fallbacks, "symbol+offset" (the offset in decimal) or "dso[address]". Each
+ * (binary, address) is looked up once.
+ */
+#ifndef PREC_REPORT_SRCLINE_H
+#define PREC_REPORT_SRCLINE_H
+
+#include <stdbool.h>
+
+#include "report/symbols.h"
+
+struct srclines;
+
+/**
+ * srclines_available - whether prec was built with libdw, which reads the line tables.
+ *
+ * Return: true when it was.
+ */
+bool srclines_available(void);
+
+/**
+ * srclines_new - an empty cache of source lines.
+ *
+ * Return: the cache (never NULL: allocation failures end the program).
+ */
+struct srclines *srclines_new(void);
+
+/* Free the cache, its strings and the binaries it opened. */
+void srclines_free(struct srclines *sl);
+
+/**
+ * srcline_get - the source line of map-relative address rel in dso (NULL: no map), whose
+ * symbol is sym (NULL: none), as perf's srcline sort key shows it.
+ *
+ * Return: a string the cache owns; the same pointer for the same text.
+ */
+const char *srcline_get(struct srclines *sl, struct dso *dso, const struct sym *sym, u64 rel);
+
+#endif
