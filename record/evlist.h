@@ -23,6 +23,8 @@ struct evsel {
 	const struct event_spec *spec; /* NULL for the default event and synthetic ones */
 	bool synthetic;   /* declared by a hook: in the file, never opened */
 	bool is_default;  /* the default event (cycles), which may fall back to cpu-clock */
+	bool is_tracking_dummy; /* dummy:HG, added for -G: side-band of every task, all CPUs */
+	int cgroup_fd;    /* -G: opened in this cgroup (PERF_FLAG_PID_CGROUP); -1: none */
 	int leader;       /* index of the group leader, -1 when not in a group */
 	int group_size;   /* on a leader */
 	bool sample_read; /* the leader of a :S group */

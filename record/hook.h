@@ -61,6 +61,9 @@ struct record_opts {
 	const char *cpu_list;  /* -C */
 	const char *pid_list;  /* -p */
 	const char *tid_list;  /* -t */
+	const char *uid;       /* -u: a user name or number (its processes, as -p) */
+	const int *cgroup_fds; /* -G: the cgroup of each -e event, by index; -1 for none */
+	int nr_cgroup_fds;
 	int comp_level;        /* -z: 0 off, else the zstd level */
 	unsigned mmap_pages;   /* -m: data pages per ring buffer (a power of 2); 0 for the default */
 	bool sample_time;      /* -T (time is always sampled, as perf 6.1 does) */

@@ -330,8 +330,9 @@ static void usage(FILE *f)
 	      "        --all-cgroups       record cgroup events and the cgroup in every sample\n"
 	      "        --namespaces        record namespace events\n"
 	      "        --exclude-perf      the tracepoint -e before it ignores prec itself\n"
-	      "    -G, --cgroup <cgroups>  not yet in prec (perf: count in these cgroups only)\n"
-	      "    -u, --uid <user>        not yet in prec (perf: the processes of a user)\n",
+	      "    -G, --cgroup <cgroups>  count the -e events before it in these cgroups only\n"
+	      "                            (comma list, one per event; one name for all; needs -a)\n"
+	      "    -u, --uid <user>        record every process of this user (name or number)\n",
 	      f);
 }
 
@@ -786,6 +787,8 @@ struct pending_event {
 	const char *str;
 	const char *filter;
 	bool exclude_perf; /* --exclude-perf */
+	const char **cgroups; /* -G options given after it, before the next -e */
+	int nr_cgroups;
 };
 
 /*
@@ -861,14 +864,17 @@ static int parse_attr_option(int c, struct record_attr_opts *ao, struct pending_
 	case OPT_NAMESPACES:
 		ao->namespaces = true;
 		return -1;
-	case 'G':
-		/* perf's checks first, so that a command line perf refuses gets perf's reason */
+	case 'G': {
+		struct pending_event *e;
+
 		if (!nr_evs)
 			return usage_error("record", "must define events before cgroups");
-		return usage_error("record", "-G/--cgroup is not supported by prec yet");
-	case 'u':
-		return usage_error("record", "-u/--uid is not supported by prec yet: give the "
-				   "processes with -p");
+		/* resolved once the events are parsed: perf gives them by event position */
+		e = &evs[nr_evs - 1];
+		e->cgroups = xrealloc(e->cgroups, (e->nr_cgroups + 1) * sizeof(*e->cgroups));
+		e->cgroups[e->nr_cgroups++] = optarg;
+		return -1;
+	}
 	case OPT_EXCLUDE_PERF:
 		if (!nr_evs)
 			return usage_error("record", "--exclude-perf option should follow a -e "
@@ -968,6 +974,9 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 			break;
 		case 't':
 			o->tid_list = optarg;
+			break;
+		case 'u':
+			o->uid = optarg;
 			break;
 		case 'o':
 			o->output = optarg;
@@ -1094,7 +1103,77 @@ static int check_attr_options(const struct record_opts *o, const struct record_a
 	return -1;
 }
 
-static int parse_event_args(struct event_list *events, const struct pending_event *evs, int nr_evs)
+/* The cgroups of -G, by event index (record_opts.cgroup_fds), and how many names were given. */
+struct cgroup_args {
+	int *fds;
+	int nr_fds;
+	int nr_given;
+};
+
+/*
+ * One -G option, with nr_events events parsed before it, as perf's parse_cgroups(): the n-th
+ * name of all the -G options goes to the n-th event (an empty name skips one), and a first -G
+ * of a single name goes to every event before it. Return: -1, or the exit status.
+ */
+static int add_cgroups(struct cgroup_args *cg, const char *names, int nr_events)
+{
+	const char *p = names;
+
+	cg->fds = xrealloc(cg->fds, nr_events * sizeof(int));
+	for (; cg->nr_fds < nr_events; cg->nr_fds++)
+		cg->fds[cg->nr_fds] = -1;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		if (len) {
+			char *name = xasprintf("%.*s", (int)len, p), path[PATH_MAX];
+			int fd;
+
+			if (cg->nr_given >= nr_events) {
+				free(name);
+				return usage_error("record", "-G '%s': more cgroups than events before "
+						   "it", names);
+			}
+			fd = target_open_cgroup(name, path, sizeof(path));
+			free(name);
+			if (fd < 0)
+				return usage_error("record", "no access to cgroup %s", path);
+			if (cg->fds[cg->nr_given] >= 0)
+				close(cg->fds[cg->nr_given]);
+			cg->fds[cg->nr_given] = fd;
+		}
+		cg->nr_given++;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	if (cg->nr_given == 1 && cg->fds[0] >= 0) {
+		for (int i = 1; i < nr_events; i++) {
+			if (cg->fds[i] >= 0)
+				close(cg->fds[i]);
+			cg->fds[i] = fcntl(cg->fds[0], F_DUPFD_CLOEXEC, 0);
+		}
+	}
+	return -1;
+}
+
+static void free_pending_events(struct pending_event *evs, int nr_evs)
+{
+	for (int i = 0; i < nr_evs; i++)
+		free(evs[i].cgroups);
+	free(evs);
+}
+
+static void free_cgroups(struct cgroup_args *cg)
+{
+	for (int i = 0; i < cg->nr_fds; i++)
+		if (cg->fds[i] >= 0)
+			close(cg->fds[i]);
+	free(cg->fds);
+}
+
+static int parse_event_args(struct event_list *events, const struct pending_event *evs, int nr_evs,
+			    struct cgroup_args *cg)
 {
 	for (int i = 0; i < nr_evs; i++) {
 		struct parse_error perr;
@@ -1114,6 +1193,9 @@ static int parse_event_args(struct event_list *events, const struct pending_even
 			if (parse_filter(events, f))
 				return -1;
 		}
+		for (int k = 0; k < evs[i].nr_cgroups; k++)
+			if (add_cgroups(cg, evs[i].cgroups[k], events->nr) >= 0)
+				return -1;
 	}
 	return 0;
 }
@@ -1197,6 +1279,7 @@ int cmd_record(int argc, char **argv)
 	struct event_list events, count_events;
 	struct pending_event *evs = NULL;
 	struct record_attr_opts attr_opts;
+	struct cgroup_args cgroups = { NULL, 0, 0 };
 	int nr_evs = 0, ret = 1, err;
 	struct stat st;
 
@@ -1213,15 +1296,21 @@ int cmd_record(int argc, char **argv)
 	err = check_attr_options(o, &attr_opts);
 	if (err >= 0)
 		goto out_usage;
-	if (o->pid_list || o->tid_list) {
+	/* perf's target__validate(): -p/-t override -u, which overrides -a and -C */
+	if ((o->pid_list || o->tid_list) && o->uid) {
+		warning("-p/-t given: recording those tasks, not the processes of -u %s", o->uid);
+		o->uid = NULL;
+	}
+	if (o->pid_list || o->tid_list || o->uid) {
 		if (o->system_wide || o->cpu_list)
-			warning("-p/-t given: recording those tasks, not %s",
+			warning("%s given: recording those tasks, not %s", o->uid ? "-u" : "-p/-t",
 				o->system_wide ? "all CPUs (-a)" : "the CPUs of -C");
 		o->system_wide = false;
 		o->cpu_list = NULL;
 	}
-	if (!o->argc && !o->system_wide && !o->cpu_list && !o->pid_list && !o->tid_list) {
-		err = usage_error("record", "nothing to record: give a command, -a, -C, -p or -t");
+	if (!o->argc && !o->system_wide && !o->cpu_list && !o->pid_list && !o->tid_list &&
+	    !o->uid) {
+		err = usage_error("record", "nothing to record: give a command, -a, -C, -p, -t or -u");
 		goto out_usage;
 	}
 	if (!o->output) {
@@ -1247,8 +1336,14 @@ int cmd_record(int argc, char **argv)
 		if (err)
 			goto out_usage;
 	}
-	if (parse_event_args(&events, evs, nr_evs))
+	if (parse_event_args(&events, evs, nr_evs, &cgroups))
 		goto out;
+	if (cgroups.nr_given && !o->system_wide) {
+		ret = usage_error("record", "cgroup monitoring only available in system-wide mode");
+		goto out;
+	}
+	o->cgroup_fds = cgroups.fds;
+	o->nr_cgroup_fds = cgroups.nr_fds;
 	if (o->dry_run) {
 		ret = 0;
 		goto out;
@@ -1277,12 +1372,13 @@ out:
 	record_free(rec);
 	event_list_free(&events);
 	event_list_free(&count_events);
-	free(evs);
+	free_cgroups(&cgroups);
+	free_pending_events(evs, nr_evs);
 	return ret;
 
 out_usage:
 	record_free(rec);
 	event_list_free(&count_events);
-	free(evs);
+	free_pending_events(evs, nr_evs);
 	return err;
 }

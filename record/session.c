@@ -1521,7 +1521,8 @@ static int record_prepare(struct record *rec, struct pd_buf *kmaps)
 	else
 		evlist_add_default(&rec->evl);
 
-	if (target_init(&rec->target, o->system_wide, o->cpu_list, o->pid_list, o->tid_list))
+	if (target_init(&rec->target, o->system_wide, o->cpu_list, o->pid_list, o->tid_list,
+			o->uid))
 		return -1;
 	rec->target.workload_target = o->argc && !rec->target.system_wide && !rec->target.task;
 	/* As perf: --per-thread means nothing to a system-wide recording. */

@@ -1,0 +1,109 @@
+#!/bin/bash
+# t1015: perf record's target and output options that need more than an attr: -u, -G,
+# --per-thread on several threads, --overwrite, --tail-synthesize, --switch-output-event and
+# --kcore. Each is recorded by perf and by prec on the same target and judged by perf 6.1:
+# perf evlist -v prints the same attrs, perf script finds the same tasks.
+. "$(dirname "$0")/lib.sh"
+
+require root perf
+
+NONE=--overhead-source=none
+# A fixed period: prec asks for cpu-clock's frequency as the period the kernel makes of it.
+EV="-e cpu-clock -c 250000"
+
+# spin [USER]: a busy loop in the background (as USER), its pid in $SPIN, killed at the end
+spin() {
+	if [ -n "${1:-}" ]; then
+		setpriv --reuid="$1" --regid="$1" --clear-groups sh -c 'while :; do :; done' &
+	else
+		sh -c 'while :; do :; done' &
+	fi
+	SPIN=$!
+	at_exit "kill $SPIN"
+}
+
+# evlist FILE: perf evlist -v without the id bits of sample_type: prec puts IDENTIFIER where
+# perf's own multi-event files have ID (perf-data-compat.md pitfall 4)
+evlist() {
+	perf evlist -v -i "$1" 2>/dev/null | sed -E 's/\|(IDENTIFIER|ID)([|,])/\2/'
+}
+
+# pids FILE: the pids perf script finds in FILE's samples, sorted
+pids() {
+	perf script -i "$1" -F pid 2>/dev/null | tr -d ' ' | sort -u | tr '\n' ' '
+}
+
+# -u: every process of the user, existing ones as per-thread events on every CPU (perf's uid
+# target); the workload only says how long.
+if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	spin "$(id -u nobody)"
+	NOBODY=$SPIN
+	perf record -q $EV -u nobody -o u-perf.data -- sleep 0.3 >/dev/null 2>&1
+	"$PREC" record -q $NONE $EV -u nobody -o u.data -- sleep 0.3 2>u.err
+	test_expect "-u nobody: perf's attrs, and samples of the user's process only" '
+		no_stderr u.err &&
+		diff -u <(perf evlist -v -i u-perf.data) <(perf evlist -v -i u.data) &&
+		test "$(pids u.data)" = "$NOBODY "
+	'
+	test_expect "-u: the thread map lists the user's threads, as perf's" '
+		perf report -D -i u.data 2>/dev/null | grep -q "THREAD_MAP nr: 1 thread: $NOBODY$" &&
+		perf_clean perf report -i u.data --stdio >u.report
+	'
+	test_expect "-u 65534 (a number) is the same user" '
+		"$PREC" record -q $NONE $EV -u 65534 -o u2.data -- sleep 0.1 &&
+		test "$(pids u2.data)" = "$NOBODY "
+	'
+	kill $NOBODY
+else
+	test_skip "-u" "setpriv or the user nobody is missing"
+fi
+test_expect "-u: a user that does not exist is one line, as perf's" '
+	! "$PREC" record -q $NONE -u no-such-user -o ux.data -- true 2>ux.err &&
+	test "$(cat ux.err)" = "prec: Invalid User: no-such-user" &&
+	! "$PREC" record -q $NONE -u 99999 -o ux.data -- true 2>ux2.err &&
+	grep -q "Problems obtaining information for user 99999" ux2.err &&
+	test "$(wc -l <ux2.err)" = 1 && ! test -e ux.data
+'
+
+# -G: the events count only in the cgroup (the cgroup's fd as the pid); dummy:HG tracks.
+CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -n "$CGROOT" ] && ! grep -qw perf_event /proc/self/mounts && mkdir "$CGROOT/prec-t1015-$$"; then
+	CG=prec-t1015-$$
+	at_exit "rmdir $CGROOT/$CG"
+	sh -c 'echo $$ >'"$CGROOT/$CG"'/cgroup.procs; exec sh -c "while :; do :; done"' &
+	IN=$!
+	at_exit "kill $IN"
+	spin
+	OUT=$SPIN
+	perf record -q -a $EV -G $CG -o g-perf.data -- sleep 0.3 >/dev/null 2>&1
+	"$PREC" record -q -a $NONE $EV -G $CG -o g.data -- sleep 0.3 2>g.err
+	test_expect "-G: perf's attrs (the event, then dummy:HG)" '
+		no_stderr g.err &&
+		diff -u <(evlist g-perf.data) <(evlist g.data)
+	'
+	test_expect "-G: samples of the cgroup's task only, as perf's" '
+		test "$(pids g.data)" = "$IN " && test "$(pids g-perf.data)" = "$IN " &&
+		perf_clean_wide g.data perf report -i g.data --stdio >g.report
+	'
+	# perf gives the n-th name of the -G options to the n-th event; an empty name skips one
+	"$PREC" record -q -a $NONE -e cpu-clock -c 250000 -e task-clock -c 250000 -G ,$CG \
+		-o g2.data -- sleep 0.3 2>g2.err
+	test_expect "-G ,CG: the second event only is in the cgroup" '
+		no_stderr g2.err &&
+		perf script -i g2.data -F pid,event 2>/dev/null | grep -q "$OUT *cpu-clock" &&
+		! perf script -i g2.data -F pid,event 2>/dev/null | grep -q "$OUT *task-clock" &&
+		perf script -i g2.data -F pid,event 2>/dev/null | grep -q "$IN *task-clock"
+	'
+	kill $IN $OUT
+else
+	test_skip "-G" "no cgroup2 mount to make a cgroup in (or a perf_event v1 one)"
+fi
+test_expect "-G without -a, with a missing cgroup: perf's reasons in one line" '
+	! "$PREC" record -q $NONE -e cpu-clock -G / -o gx.data -- true 2>gx1.err &&
+	grep -q "cgroup monitoring only available in system-wide mode" gx1.err &&
+	! "$PREC" record -q $NONE -a -e cpu-clock -G no-such-cgroup -o gx.data -- true 2>gx2.err &&
+	grep -q "no access to cgroup .*no-such-cgroup" gx2.err &&
+	test "$(cat gx1.err gx2.err | wc -l)" = 2 && ! test -e gx.data
+'
+
+done_testing
