@@ -845,18 +845,21 @@ int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages)
 {
 	int nr = t->nr_cpus * t->nr_threads;
 
-	evl->rings = xcalloc(t->nr_cpus, sizeof(*evl->rings));
-	evl->pfd = xcalloc((size_t)nr * evl->nr + t->nr_cpus, sizeof(*evl->pfd));
-	evl->pfd_ring = xcalloc((size_t)nr * evl->nr + t->nr_cpus, sizeof(int));
+	evl->nr_rings = t->per_thread ? t->nr_threads : t->nr_cpus;
+	evl->rings = xcalloc(evl->nr_rings, sizeof(*evl->rings));
+	evl->ring_cpu = xcalloc(evl->nr_rings, sizeof(int));
+	evl->pfd = xcalloc((size_t)nr * evl->nr + evl->nr_rings, sizeof(*evl->pfd));
+	evl->pfd_ring = xcalloc((size_t)nr * evl->nr + evl->nr_rings, sizeof(int));
 	evl->poll_all = t->task;
+	for (int i = 0; i < evl->nr_rings; i++) {
+		evl->rings[i].fd = -1;
+		evl->ring_cpu[i] = t->per_thread ? 0 : i;
+	}
 
 	for (int c = 0; c < t->nr_cpus; c++) {
-		struct ring_buffer *r = &evl->rings[c];
-
-		r->fd = -1;
-		r->cpu = t->cpus[c];
 		for (int th = 0; th < t->nr_threads; th++) {
-			int k = c * t->nr_threads + th;
+			int k = c * t->nr_threads + th, ring = t->per_thread ? th : c;
+			struct ring_buffer *r = &evl->rings[ring];
 
 			for (int i = 0; i < evl->nr; i++) {
 				struct evsel *ev = &evl->ev[i];
@@ -890,7 +893,7 @@ int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages)
 				if (poll_it) {
 					evl->pfd[evl->nr_pfd].fd = fd;
 					evl->pfd[evl->nr_pfd].events = POLLIN;
-					evl->pfd_ring[evl->nr_pfd] = c;
+					evl->pfd_ring[evl->nr_pfd] = ring;
 					evl->nr_pfd++;
 				}
 			}
@@ -986,8 +989,8 @@ void evlist_free(struct evlist *evl)
 	int nr = evl->nr_cpus * evl->nr_threads;
 
 	if (evl->rings) {
-		for (int c = 0; c < evl->nr_cpus; c++)
-			ring_buffer_unmap(&evl->rings[c]);
+		for (int i = 0; i < evl->nr_rings; i++)
+			ring_buffer_unmap(&evl->rings[i]);
 	}
 	for (int i = 0; i < evl->nr; i++) {
 		struct evsel *ev = &evl->ev[i];
@@ -1004,6 +1007,7 @@ void evlist_free(struct evlist *evl)
 	}
 	free(evl->ev);
 	free(evl->rings);
+	free(evl->ring_cpu);
 	free(evl->pfd);
 	free(evl->pfd_ring);
 	memset(evl, 0, sizeof(*evl));

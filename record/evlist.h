@@ -46,7 +46,13 @@ struct evlist {
 	struct evsel *ev;
 	int nr;
 	int nr_cpus, nr_threads; /* from the target, when opened */
-	struct ring_buffer *rings; /* nr_cpus; base NULL when no event is open on that CPU */
+	/*
+	 * One per CPU, or one per thread with --per-thread (cpu -1): the kernel redirects no
+	 * per-task event into another task's ring. base NULL when no event is open for it.
+	 */
+	struct ring_buffer *rings;
+	int nr_rings;
+	int *ring_cpu;           /* the CPU index of each ring */
 	struct pollfd *pfd;
 	int *pfd_ring;           /* the ring each pollfd drains */
 	int nr_pfd;
@@ -89,8 +95,8 @@ bool evlist_has_tracepoint(const struct evlist *evl);
 int evlist_open(struct evlist *evl, const struct target *t);
 
 /**
- * evlist_mmap - map one ring buffer of pages data pages per CPU and redirect the other events
- * on that CPU to it; build the poll set.
+ * evlist_mmap - map one ring buffer of pages data pages per CPU (per thread with
+ * --per-thread) and redirect the other events on that CPU (thread) to it; build the poll set.
  *
  * Return: 0, or -1 after an error message.
  */

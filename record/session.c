@@ -807,8 +807,9 @@ static bool drain_pass(struct record *rec, bool force)
 	struct block *last = NULL;
 	bool complete = true;
 
-	for (int i = 0; i < evl->nr_cpus; i++) {
+	for (int i = 0; i < evl->nr_rings; i++) {
 		struct ring_buffer *r = &evl->rings[i];
+		int cpu = evl->ring_cpu[i];
 		struct block *b;
 		u64 head, len;
 
@@ -830,9 +831,10 @@ static bool drain_pass(struct record *rec, bool force)
 		ring_buffer_copy(r, head, b->data);
 		ring_buffer_consume(r, head);
 		b->len = len;
-		b->ring = i;
-		rec->stats.cpu[i].bytes += len;
-		rec->stats.cpu[i].wakeups++;
+		/* The writer counts by CPU: every ring of --per-thread is CPU -1's. */
+		b->ring = cpu;
+		rec->stats.cpu[cpu].bytes += len;
+		rec->stats.cpu[cpu].wakeups++;
 		if (last)
 			wthread_push(rec->wt, last);
 		last = b;
@@ -1329,7 +1331,7 @@ static int start_writer(struct record *rec)
 		id_attr[i] = pairs[i].idx;
 	}
 	free(pairs);
-	for (int i = 0; i < evl->nr_cpus; i++)
+	for (int i = 0; i < evl->nr_rings; i++)
 		ring_bytes += evl->rings[i].map_len;
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -1526,8 +1528,8 @@ static int record_prepare(struct record *rec, struct pd_buf *kmaps)
 		return -1;
 	rec->target.workload_target = o->argc && !rec->target.system_wide && !rec->target.task;
 	/* As perf: --per-thread means nothing to a system-wide recording. */
-	if (o->per_thread && !rec->target.system_wide && target_per_thread(&rec->target))
-		return -1;
+	if (o->per_thread && !rec->target.system_wide)
+		target_per_thread(&rec->target);
 
 	/* Hooks declare their attrs first: the number of attrs decides PERF_SAMPLE_IDENTIFIER. */
 	rec->declaring = true;

@@ -276,15 +276,11 @@ int target_init(struct target *t, bool system_wide, const char *cpu_list, const 
 	return 0;
 }
 
-int target_per_thread(struct target *t)
+void target_per_thread(struct target *t)
 {
-	/* One ring per task: the kernel redirects no event into another task's per-task ring. */
-	if (t->nr_threads > 1)
-		return error("--per-thread with %d threads is not supported by prec yet: give one "
-			     "thread (-t) or a command", t->nr_threads);
 	t->cpus[0] = -1;
 	t->nr_cpus = 1;
-	return 0;
+	t->per_thread = true;
 }
 
 /* Is path a file we may execute? 0, or the errno execve() would give. */

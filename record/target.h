@@ -21,6 +21,7 @@ struct target {
 	bool system_wide;   /* -a or -C: pid -1 */
 	bool cpu_list;      /* -C: a subset of the CPUs */
 	bool task;          /* -p, -t or -u */
+	bool per_thread;    /* --per-thread: cpu -1, one ring per thread */
 
 	/* The workload. */
 	pid_t workload_pid;  /* -1 when there is none */
@@ -73,11 +74,9 @@ int target_open_cgroup(const char *name, char *path, size_t len);
 
 /**
  * target_per_thread - --per-thread: open the events on the target's tasks on any CPU (cpu -1),
- * one ring buffer per task, instead of once per CPU.
- *
- * Return: 0, or -1 after an error message (more than one thread).
+ * one ring buffer per thread, instead of once per CPU.
  */
-int target_per_thread(struct target *t);
+void target_per_thread(struct target *t);
 
 /**
  * target_find_command - check that argv0 can be executed, as execvp() would find it.
