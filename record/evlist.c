@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "record/evlist.h"
@@ -841,6 +842,49 @@ unsigned evlist_default_mmap_pages(void)
 	return pages ? pages : 1;
 }
 
+/*
+ * --overwrite: a ring the kernel writes backward and overwrites when full. The kernel decides
+ * that at the first mmap: a mapping without write access, where no tail can be written back.
+ */
+static int map_backward(struct ring_buffer *r, int fd, int cpu, unsigned pages)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->cpu = cpu;
+	r->map_len = (pages + 1) * page;
+	r->base = mmap(NULL, r->map_len, PROT_READ, MAP_SHARED, fd, 0);
+	if (r->base == MAP_FAILED) {
+		r->base = NULL;
+		return -errno;
+	}
+	r->data = (unsigned char *)r->base + page;
+	r->mask = (u64)pages * page - 1;
+	return 0;
+}
+
+u64 evlist_backward_end(const struct ring_buffer *r, u64 start)
+{
+	u64 size = r->mask + 1, pos = start;
+
+	/* As far as whole records go, at most one buffer's size: older ones were overwritten. */
+	for (;;) {
+		const struct perf_event_header *h = (const void *)(r->data + (pos & r->mask));
+
+		if (pos - start >= size || !h->size || pos - start + h->size > size)
+			return pos;
+		pos += h->size;
+	}
+}
+
+void evlist_pause(struct evlist *evl, bool pause)
+{
+	for (int i = 0; i < evl->nr_rings; i++)
+		if (evl->rings[i].base)
+			ioctl(evl->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0);
+}
+
 int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages)
 {
 	int nr = t->nr_cpus * t->nr_threads;
@@ -869,7 +913,9 @@ int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages)
 				if (ev->synthetic || fd < 0)
 					continue;
 				if (!r->base) {
-					int err = ring_buffer_mmap(r, fd, t->cpus[c], pages);
+					int err = ev->attr.write_backward ?
+						  map_backward(r, fd, t->cpus[c], pages) :
+						  ring_buffer_mmap(r, fd, t->cpus[c], pages);
 
 					if (err == -EPERM)
 						return error("cannot map the ring buffers (%u pages per "
@@ -892,7 +938,9 @@ int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages)
 				}
 				if (poll_it) {
 					evl->pfd[evl->nr_pfd].fd = fd;
-					evl->pfd[evl->nr_pfd].events = POLLIN;
+					/* a backward ring is read at the end: its exit only */
+					evl->pfd[evl->nr_pfd].events =
+						ev->attr.write_backward ? 0 : POLLIN;
 					evl->pfd_ring[evl->nr_pfd] = ring;
 					evl->nr_pfd++;
 				}

@@ -102,6 +102,17 @@ int evlist_open(struct evlist *evl, const struct target *t);
  */
 int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages);
 
+/**
+ * evlist_backward_end - where the whole records of a backward (--overwrite) ring that begin at
+ * start end, at most one buffer's size further: the older ones were overwritten.
+ *
+ * Return: the end position.
+ */
+u64 evlist_backward_end(const struct ring_buffer *r, u64 start);
+
+/* PERF_EVENT_IOC_PAUSE_OUTPUT on every ring: the kernel writes nothing while it is read. */
+void evlist_pause(struct evlist *evl, bool pause);
+
 /* PERF_EVENT_IOC_ENABLE / DISABLE on every open fd. */
 void evlist_enable(struct evlist *evl);
 void evlist_disable(struct evlist *evl);

@@ -110,6 +110,8 @@ struct record_opts {
 	int ctl_fd, ack_fd;    /* --control; -1 when not given */
 	bool perf_summary;     /* --summary=perf, PREC_SUMMARY=perf: perf record's own lines */
 	bool dry_run;          /* --dry-run: parse the options and events, then exit */
+	bool overwrite;        /* --overwrite: backward rings, read at the end and at rotations */
+	bool tail_synthesize;  /* --tail-synthesize: synthesize at the end, not at the start */
 };
 
 /* --synth: what is synthesized of the tasks that existed before the recording. */

@@ -293,8 +293,10 @@ static void usage(FILE *f)
 	      "        --clang-opt <opts>  accepted for perf compatibility (prec keeps no cache)\n"
 	      "    -S, --snapshot, --aux-sample\n"
 	      "                            refused: they need an AUX area event\n"
-	      "        --off-cpu, --kcore, --overwrite, --tail-synthesize,\n"
-	      "        --switch-output-event <event>\n"
+	      "        --overwrite         flight recorder: backward rings the kernel overwrites,\n"
+	      "                            written at the end (and at each --switch-output)\n"
+	      "        --tail-synthesize   synthesize what existed at the end, not at the start\n"
+	      "        --off-cpu, --kcore, --switch-output-event <event>\n"
 	      "                            refused: not supported by prec yet\n"
 	      "        --summary <prec|perf>\n"
 	      "                            the summary lines: prec's (default) or perf record's\n"
@@ -761,13 +763,16 @@ static int parse_session_option(struct record_opts *o, int c, const char *arg)
 	case OPT_OFF_CPU:
 		error("--off-cpu is not supported by prec yet");
 		return 1;
-	case OPT_KCORE:
 	case OPT_OVERWRITE:
+		o->overwrite = true;
+		break;
 	case OPT_TAIL_SYNTHESIZE:
+		o->tail_synthesize = true;
+		break;
+	case OPT_KCORE:
 	case OPT_SWITCH_OUTPUT_EVENT:
 		error("--%s is not supported by prec yet",
-		      c == OPT_KCORE ? "kcore" : c == OPT_OVERWRITE ? "overwrite" :
-		      c == OPT_TAIL_SYNTHESIZE ? "tail-synthesize" : "switch-output-event");
+		      c == OPT_KCORE ? "kcore" : "switch-output-event");
 		return 1;
 	case OPT_DRY_RUN:
 		o->dry_run = true;

@@ -704,7 +704,11 @@ static void drop_mmaps(struct pd_buf *out, size_t from)
 	out->len = keep;
 }
 
-static int synthesize(struct record *rec, const struct pd_buf *kmaps)
+/*
+ * What existed: the kernel maps, THREAD_MAP, CPU_MAP, the processes, then FINISHED_INIT when
+ * finished_init (--tail-synthesize writes that at the start and the rest at the end, as perf).
+ */
+static int synthesize(struct record *rec, const struct pd_buf *kmaps, bool finished_init)
 {
 	const struct perf_event_attr *attr = record_tracking_attr(rec);
 	struct target *t = &rec->target;
@@ -782,7 +786,8 @@ static int synthesize(struct record *rec, const struct pd_buf *kmaps)
 	}
 	if (!(rec->opts.synth & RECORD_SYNTH_MMAP))
 		drop_mmaps(&out, task_from);
-	pd_encode_finished_init(&out);
+	if (finished_init)
+		pd_encode_finished_init(&out);
 	if (out.err) {
 		pd_buf_release(&out);
 		return error("out of memory");
@@ -864,6 +869,59 @@ static bool drain_pass(struct record *rec, bool force)
 	if (wthread_backlog(rec->wt) > rec->stats.queue_max_bytes)
 		rec->stats.queue_max_bytes = wthread_backlog(rec->wt);
 	return true;
+}
+
+/*
+ * --overwrite: what each backward ring holds that no earlier dump took, newest record first
+ * (perf sorts by time), as perf reads them: from the head to where the last dump began (the
+ * ring's tail here), or as far as whole records go within one buffer's size once it wrapped.
+ */
+static void dump_backward(struct record *rec)
+{
+	struct evlist *evl = &rec->evl;
+	struct pd_record_header round = { PD_RECORD_FINISHED_ROUND, 0, sizeof(round) };
+	bool any = false;
+
+	evlist_pause(evl, true);
+	for (int i = 0; i < evl->nr_rings; i++) {
+		struct ring_buffer *r = &evl->rings[i];
+		int cpu = evl->ring_cpu[i];
+		u64 head, end;
+		struct block *b;
+
+		if (!r->base)
+			continue;
+		head = ring_buffer_head(r);
+		end = r->tail;
+		if (end - head > r->mask + 1)
+			end = evlist_backward_end(r, head);
+		if (end == head)
+			continue;
+		b = wthread_block(rec->wt, end - head, true);
+		if (!b)
+			continue;
+		r->tail = head;
+		ring_buffer_copy(r, end, b->data);
+		b->len = end - head;
+		b->ring = cpu;
+		rec->stats.cpu[cpu].bytes += b->len;
+		rec->stats.cpu[cpu].wakeups++;
+		wthread_push(rec->wt, b);
+		any = true;
+	}
+	evlist_pause(evl, false);
+	if (any)
+		record_emit(rec, &round, sizeof(round));
+}
+
+/* Take what the rings hold, to the last record: drain them, or dump the backward ones. */
+static void drain_all(struct record *rec)
+{
+	if (rec->opts.overwrite)
+		dump_backward(rec);
+	else
+		while (drain_pass(rec, true))
+			;
 }
 
 static void reap_workload(struct record *rec, bool block)
@@ -1101,7 +1159,8 @@ static int drain_loop(struct record *rec, const sigset_t *orig_mask)
 		u64 deadline;
 		int n;
 
-		drain_pass(rec, false);
+		if (!rec->opts.overwrite)
+			drain_pass(rec, false);
 		if (wthread_error(rec->wt)) {
 			ret = -1;
 			break;
@@ -1506,6 +1565,9 @@ static void config_session_attrs(struct record *rec)
 			a->watermark = 0;
 			a->wakeup_events = 1;
 		}
+		/* --overwrite: the kernel writes backward and overwrites the oldest records. */
+		if (o->overwrite)
+			a->write_backward = 1;
 		/* The kernel maps no ring of an inherited per-task event: no inherit per thread. */
 		if (o->per_thread && !rec->target.system_wide)
 			a->inherit = 0;
@@ -1665,7 +1727,12 @@ static int record_open_output(struct record *rec, bool first)
 		rec->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (start_writer(rec))
 		return -1;
-	return synthesize(rec, &rec->kmaps);
+	if (o->tail_synthesize) {
+		struct pd_record_header init = { PD_RECORD_FINISHED_INIT, 0, sizeof(init) };
+
+		return record_emit(rec, &init, sizeof(init));
+	}
+	return synthesize(rec, &rec->kmaps, true);
 }
 
 /*
@@ -1677,8 +1744,9 @@ static int switch_output(struct record *rec)
 {
 	int err;
 
-	while (drain_pass(rec, true))
-		;
+	drain_all(rec);
+	if (rec->opts.tail_synthesize && synthesize(rec, &rec->kmaps, false))
+		return -1;
 	wthread_end_time(rec->wt, record_now(rec));
 	err = wthread_stop(rec->wt);
 	if (err)
@@ -1787,12 +1855,13 @@ static int record_finish(struct record *rec, int err)
 	if (!err) {
 		struct lost_ctx lc = { rec, PD_BUF_INIT };
 
-		while (drain_pass(rec, true))
-			;
+		drain_all(rec);
 		evlist_read_lost(&rec->evl, &rec->target, add_lost, &lc);
 		if (lc.out.len)
 			record_emit(rec, lc.out.data, lc.out.len);
 		pd_buf_release(&lc.out);
+		if (rec->opts.tail_synthesize && synthesize(rec, &rec->kmaps, false))
+			err = -2;
 		/*
 		 * Everything the kernel wrote is queued: the writer closes the throttles still in
 		 * force at this time, before the stop hooks take their last snapshot.
@@ -1971,8 +2040,8 @@ int record_run(struct record *rec, const struct record_opts *opts,
 		goto out;
 	if (record_open_output(rec, true))
 		goto out_abort;
-	/* Kept for the files --switch-output starts, and for them only. */
-	if (!rec->opts.switch_output)
+	/* Kept for the files --switch-output starts and for --tail-synthesize only. */
+	if (!rec->opts.switch_output && !rec->opts.tail_synthesize)
 		pd_buf_release(&rec->kmaps);
 	err = record_start(rec);
 	if (err) {

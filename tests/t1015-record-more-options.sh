@@ -106,4 +106,46 @@ test_expect "-G without -a, with a missing cgroup: perf's reasons in one line" '
 	test "$(cat gx1.err gx2.err | wc -l)" = 2 && ! test -e gx.data
 '
 
+HOT3=$PREC_BUILD/tests/workloads/hot3
+if [ -x "$HOT3" ]; then
+	# --overwrite: backward rings the kernel overwrites, read once at the end. A one-page ring
+	# per CPU keeps only the newest samples (128 at most) of the 1200 or so the run takes, and
+	# loses nothing.
+	"$PREC" record -q $NONE --overwrite -m 1 $EV -o ow.data -- "$HOT3" -c 0.3 2>ow.err
+	perf record -q --overwrite -m 1 $EV -o ow-perf.data -- "$HOT3" -c 0.3 >/dev/null 2>&1
+	test_expect "--overwrite: perf's attrs (write_backward)" '
+		no_stderr ow.err && perf evlist -v -i ow.data | grep -q "write_backward: 1" &&
+		diff -u <(evlist ow-perf.data) <(evlist ow.data)
+	'
+	test_expect "--overwrite: the newest samples that fit the ring, none lost, read cleanly" '
+		n=$(perf script -i ow.data -F ip 2>/dev/null | wc -l) &&
+		{ test "$n" -gt 10 && test "$n" -le $((128 * $(nproc))) || fail "$n samples"; } &&
+		{ ! has_lost ow.data || fail "$(perf report -i ow.data --stats | grep LOST)"; } &&
+		perf_clean perf report -i ow.data --stdio >ow.report
+	'
+	# --tail-synthesize: FINISHED_INIT at the start, what existed (the kernel map, THREAD_MAP,
+	# CPU_MAP) after the samples, as in perf's own file
+	"$PREC" record -q $NONE --tail-synthesize $EV -o ts.data -- "$HOT3" -c 0.2 2>ts.err
+	perf record -q --tail-synthesize $EV -o ts-perf.data -- "$HOT3" -c 0.2 >/dev/null 2>&1
+	# order FILE: the record types in file order (perf report -D prints them in time order),
+	# each run of samples as one SAMPLE
+	order() {
+		perf report -D -i "$1" 2>/dev/null |
+			grep -oE "0x[0-9a-f]+ \[0x[0-9a-f]+\]: PERF_RECORD_[A-Z_0-9]+" |
+			while read -r off _ type; do printf "%d %s\n" "$off" "${type#PERF_RECORD_}"; done |
+			sort -un | cut -d" " -f2 |
+			grep -E "^(SAMPLE|FINISHED_INIT|THREAD_MAP|CPU_MAP|MMAP)$" | uniq | tr '\n' ' '
+	}
+	test_expect "--tail-synthesize: the maps come after the samples, as perf's" '
+		no_stderr ts.err &&
+		case "$(order ts.data)" in "FINISHED_INIT SAMPLE "*"MMAP THREAD_MAP CPU_MAP ") ;;
+			*) fail "$(order ts.data)" ;; esac &&
+		case "$(order ts-perf.data)" in *"SAMPLE "*"MMAP THREAD_MAP CPU_MAP ") ;;
+			*) fail "perf: $(order ts-perf.data)" ;; esac &&
+		perf_clean perf report -i ts.data --stdio >ts.report && grep -q hot_a ts.report
+	'
+else
+	test_skip "--overwrite, --tail-synthesize" "build tests/workloads/hot3 first"
+fi
+
 done_testing
