@@ -112,6 +112,8 @@ struct record_opts {
 	bool dry_run;          /* --dry-run: parse the options and events, then exit */
 	bool overwrite;        /* --overwrite: backward rings, read at the end and at rotations */
 	bool tail_synthesize;  /* --tail-synthesize: synthesize at the end, not at the start */
+	/* --switch-output-event: rotate (as on SIGUSR2) each time one of these fires; or NULL */
+	const struct event_list *switch_output_events;
 };
 
 /* --synth: what is synthesized of the tasks that existed before the recording. */

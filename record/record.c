@@ -296,8 +296,10 @@ static void usage(FILE *f)
 	      "        --overwrite         flight recorder: backward rings the kernel overwrites,\n"
 	      "                            written at the end (and at each --switch-output)\n"
 	      "        --tail-synthesize   synthesize what existed at the end, not at the start\n"
-	      "        --off-cpu, --kcore, --switch-output-event <event>\n"
-	      "                            refused: not supported by prec yet\n"
+	      "        --switch-output-event <event>\n"
+	      "                            rotate the output each time this event fires (as\n"
+	      "                            --switch-output on SIGUSR2)\n"
+	      "        --off-cpu, --kcore  refused: not supported by prec yet\n"
 	      "        --summary <prec|perf>\n"
 	      "                            the summary lines: prec's (default) or perf record's\n"
 	      "                            own words (also PREC_SUMMARY=perf)\n"
@@ -770,9 +772,7 @@ static int parse_session_option(struct record_opts *o, int c, const char *arg)
 		o->tail_synthesize = true;
 		break;
 	case OPT_KCORE:
-	case OPT_SWITCH_OUTPUT_EVENT:
-		error("--%s is not supported by prec yet",
-		      c == OPT_KCORE ? "kcore" : "switch-output-event");
+		error("--kcore is not supported by prec yet");
 		return 1;
 	case OPT_DRY_RUN:
 		o->dry_run = true;
@@ -892,7 +892,8 @@ static int parse_attr_option(int c, struct record_attr_opts *ao, struct pending_
 }
 
 static int parse_options(struct record_opts *o, int argc, char **argv, struct pending_event **evs,
-			 int *nr_evs, struct event_list *count_events, struct record_attr_opts *ao)
+			 int *nr_evs, struct event_list *count_events, struct record_attr_opts *ao,
+			 struct event_list *switch_events)
 {
 	int c, r;
 
@@ -1052,6 +1053,18 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 		case OPT_RECALIBRATE:
 			o->recalibrate = true;
 			break;
+		case OPT_SWITCH_OUTPUT_EVENT: {
+			char why[640];
+
+			/* perf: the event's every occurrence is a SIGUSR2 of --switch-output */
+			if (parse_count_events(switch_events, optarg, why, sizeof(why)))
+				return usage_error("record", "--switch-output-event '%s': %s", optarg,
+						   why);
+			o->switch_output_events = switch_events;
+			o->switch_output = RECORD_SWITCH_SIGNAL;
+			o->timestamp_filename = true;
+			break;
+		}
 		case OPT_COUNT_INTERVAL:
 			if (parse_interval(optarg, &o->count_interval_ns))
 				return usage_error("record", "--count-interval '%s': a duration from "
@@ -1281,7 +1294,7 @@ int cmd_record(int argc, char **argv)
 	struct record *rec = record_new();
 	const struct record_stats *s = record_stats(rec);
 	struct record_opts opts, *o = &opts;
-	struct event_list events, count_events;
+	struct event_list events, count_events, switch_events;
 	struct pending_event *evs = NULL;
 	struct record_attr_opts attr_opts;
 	struct cgroup_args cgroups = { NULL, 0, 0 };
@@ -1295,7 +1308,9 @@ int cmd_record(int argc, char **argv)
 	o->orig_argv = (const char **)argv;
 
 	memset(&attr_opts, 0, sizeof(attr_opts));
-	err = parse_options(o, argc, argv, &evs, &nr_evs, &count_events, &attr_opts);
+	memset(&switch_events, 0, sizeof(switch_events));
+	err = parse_options(o, argc, argv, &evs, &nr_evs, &count_events, &attr_opts,
+			    &switch_events);
 	if (err >= 0)
 		goto out_usage;
 	err = check_attr_options(o, &attr_opts);
@@ -1377,6 +1392,7 @@ out:
 	record_free(rec);
 	event_list_free(&events);
 	event_list_free(&count_events);
+	event_list_free(&switch_events);
 	free_cgroups(&cgroups);
 	free_pending_events(evs, nr_evs);
 	return ret;
@@ -1384,6 +1400,7 @@ out:
 out_usage:
 	record_free(rec);
 	event_list_free(&count_events);
+	event_list_free(&switch_events);
 	free_pending_events(evs, nr_evs);
 	return err;
 }

@@ -116,6 +116,10 @@ struct record {
 	char *final_path;        /* the output's name once closed (a timestamp added) */
 	u64 data_end;            /* where the closed output's data section ends */
 	bool events_off;         /* disabled by -D or --control */
+	/* --switch-output-event: the events, each with a ring of its own, polled for records. */
+	int *sb_fd;
+	struct ring_buffer *sb_ring;
+	int nr_sb;
 	/* What the writers of the rotated files counted: added to the current writer's. */
 	struct record_stats base;
 	struct record_cpu_stats *base_cpu;
@@ -924,6 +928,13 @@ static void drain_all(struct record *rec)
 			;
 }
 
+/* ring_buffer_read() of --switch-output-event's rings: how many records came. */
+static void count_record(void *arg, const struct perf_event_header *h)
+{
+	(void)h;
+	(*(u64 *)arg)++;
+}
+
 static void reap_workload(struct record *rec, bool block)
 {
 	int status;
@@ -1139,7 +1150,7 @@ static u64 session_deadline(const struct record *rec)
 static int drain_loop(struct record *rec, const sigset_t *orig_mask)
 {
 	struct evlist *evl = &rec->evl;
-	int nr = evl->nr_pfd + 2, live = evl->nr_pfd;
+	int nr = evl->nr_pfd + 2 + rec->nr_sb, live = evl->nr_pfd;
 	struct pollfd *pfd = xcalloc(nr, sizeof(*pfd));
 	bool has_workload = rec->target.workload_pid > 0;
 	int forwarded = 0, ret = 0;
@@ -1150,6 +1161,10 @@ static int drain_loop(struct record *rec, const sigset_t *orig_mask)
 	pfd[evl->nr_pfd].events = POLLIN;
 	pfd[evl->nr_pfd + 1].fd = rec->opts.ctl_fd;
 	pfd[evl->nr_pfd + 1].events = POLLIN;
+	for (int i = 0; i < rec->nr_sb; i++) {
+		pfd[evl->nr_pfd + 2 + i].fd = rec->sb_fd[i];
+		pfd[evl->nr_pfd + 2 + i].events = POLLIN;
+	}
 
 	for (int i = 0; i < rec->nr_hooks; i++)
 		rec->hooks[i].next_tick = record_monotonic_ns() + rec->hooks[i].interval_ns;
@@ -1221,6 +1236,16 @@ static int drain_loop(struct record *rec, const sigset_t *orig_mask)
 		if (!(pfd[evl->nr_pfd + 1].revents & POLLIN) &&
 		    pfd[evl->nr_pfd + 1].revents & (POLLHUP | POLLERR))
 			pfd[evl->nr_pfd + 1].fd = -1;
+		for (int i = 0; i < rec->nr_sb; i++) {
+			u64 fired = 0;
+
+			if (!(pfd[evl->nr_pfd + 2 + i].revents & POLLIN))
+				continue;
+			ring_buffer_read(&rec->sb_ring[i], count_record, &fired);
+			/* As perf's side-band thread: a SIGUSR2 of --switch-output. */
+			if (fired)
+				got_sigusr2 = 1;
+		}
 		for (int i = 0; i < evl->nr_pfd; i++) {
 			if (pfd[i].fd >= 0 && pfd[i].revents & (POLLHUP | POLLERR)) {
 				/* Its task exited: nothing more will come from this fd. */
@@ -1340,6 +1365,12 @@ static void cleanup(struct record *rec)
 	free(rec->rotated);
 	free(rec->final_path);
 	free(rec->base_cpu);
+	for (int i = 0; i < rec->nr_sb; i++) {
+		ring_buffer_unmap(&rec->sb_ring[i]);
+		close(rec->sb_fd[i]);
+	}
+	free(rec->sb_ring);
+	free(rec->sb_fd);
 	if (rec->opts.ctl_fd >= 0)
 		close(rec->opts.ctl_fd);
 	if (rec->opts.ack_fd >= 0)
@@ -1574,6 +1605,64 @@ static void config_session_attrs(struct record *rec)
 	}
 }
 
+/*
+ * --switch-output-event: perf opens these in a side-band list of its own, on the target's
+ * threads for -p, -t and -u and else on every CPU (its workload target has no thread yet when it
+ * does), every record a rotation. They never go to the file.
+ */
+static int open_switch_events(struct record *rec)
+{
+	const struct event_list *list = rec->opts.switch_output_events;
+	struct target *t = &rec->target;
+	int *cpus = NULL, nr_cpus;
+	int nr_th = t->task ? t->nr_threads : 1;
+
+	if (!list)
+		return 0;
+	nr_cpus = t->task ? 1 : target_online_cpus(&cpus);
+	if (nr_cpus < 0)
+		return error("cannot find the online CPUs: %s", strerror(-nr_cpus));
+	rec->sb_fd = xcalloc((size_t)list->nr * nr_cpus * nr_th, sizeof(int));
+	rec->sb_ring = xcalloc((size_t)list->nr * nr_cpus * nr_th, sizeof(*rec->sb_ring));
+	for (int i = 0; i < list->nr; i++) {
+		struct perf_event_attr a = list->ev[i].attr;
+
+		a.size = PD_ATTR_SIZE;
+		if (!list->ev[i].has_period && !list->ev[i].has_freq) {
+			a.sample_period = 1;
+			a.freq = 0;
+		}
+		a.sample_type = PERF_SAMPLE_TIME;
+		a.wakeup_events = 1;
+		a.inherit = t->task && !rec->opts.no_inherit;
+		for (int c = 0; c < nr_cpus; c++) {
+			for (int th = 0; th < nr_th; th++) {
+				int cpu = t->task ? -1 : cpus[c];
+				pid_t pid = t->task ? t->threads[th] : -1;
+				int fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC), err;
+
+				if (fd < 0 && errno == ESRCH)
+					continue;
+				if (fd < 0) {
+					err = errno;
+					free(cpus);
+					return error("--switch-output-event: cannot open '%s': %s",
+						     list->ev[i].name, strerror(err));
+				}
+				rec->sb_fd[rec->nr_sb] = fd;
+				err = ring_buffer_mmap(&rec->sb_ring[rec->nr_sb++], fd, cpu, 1);
+				if (err) {
+					free(cpus);
+					return error("--switch-output-event: cannot map '%s': %s",
+						     list->ev[i].name, strerror(-err));
+				}
+			}
+		}
+	}
+	free(cpus);
+	return 0;
+}
+
 /* Events, target, permissions, the workload (waiting), the events opened and mapped. */
 static int record_prepare(struct record *rec, struct pd_buf *kmaps)
 {
@@ -1640,7 +1729,7 @@ static int record_prepare(struct record *rec, struct pd_buf *kmaps)
 	if (rec->target.workload_target)
 		rec->target.threads[0] = rec->target.workload_pid;
 	if (evlist_open(&rec->evl, &rec->target) ||
-	    evlist_mmap(&rec->evl, &rec->target, o->mmap_pages))
+	    evlist_mmap(&rec->evl, &rec->target, o->mmap_pages) || open_switch_events(rec))
 		return -1;
 
 	rec->stats.nr_cpus = rec->target.nr_cpus;

@@ -148,4 +148,18 @@ else
 	test_skip "--overwrite, --tail-synthesize" "build tests/workloads/hot3 first"
 fi
 
+# --switch-output-event: each exec (the workload's sh, sleep, true, sleep at least; the event
+# watches every CPU, as perf's side-band list does for a command) starts a new file.
+mkdir so
+"$PREC" record -q $NONE $EV --switch-output-event sched:sched_process_exec -o so/so.data \
+	-- sh -c "sleep 0.1; /bin/true; sleep 0.1" 2>so.err
+test_expect "--switch-output-event: a rotation each time the event fires" '
+	no_stderr so.err && ! test -e so/so.data && test "$(ls so | wc -l)" -ge 5 &&
+	for f in so/so.data.*; do perf_clean perf script -i "$f" >/dev/null || exit 1; done
+'
+test_expect "--switch-output-event: a bad event is one line" '
+	! "$PREC" record -q $NONE --switch-output-event no-such-event -o sx.data -- true \
+		2>sx.err && test "$(wc -l <sx.err)" = 1 && ! test -e sx.data
+'
+
 done_testing
