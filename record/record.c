@@ -299,7 +299,9 @@ static void usage(FILE *f)
 	      "        --switch-output-event <event>\n"
 	      "                            rotate the output each time this event fires (as\n"
 	      "                            --switch-output on SIGUSR2)\n"
-	      "        --off-cpu, --kcore  refused: not supported by prec yet\n"
+	      "        --kcore             refused: \"kcore is not readable.\" as perf says without\n"
+	      "                            /proc/kcore; with it, not supported by prec yet\n"
+	      "        --off-cpu           refused: not supported by prec yet\n"
 	      "        --summary <prec|perf>\n"
 	      "                            the summary lines: prec's (default) or perf record's\n"
 	      "                            own words (also PREC_SUMMARY=perf)\n"
@@ -772,6 +774,11 @@ static int parse_session_option(struct record_opts *o, int c, const char *arg)
 		o->tail_synthesize = true;
 		break;
 	case OPT_KCORE:
+		/* perf's check first: without /proc/kcore it stops with this reason */
+		if (access("/proc/kcore", R_OK)) {
+			error("kcore is not readable.");
+			return 1;
+		}
 		error("--kcore is not supported by prec yet");
 		return 1;
 	case OPT_DRY_RUN:

@@ -162,4 +162,16 @@ test_expect "--switch-output-event: a bad event is one line" '
 		2>sx.err && test "$(wc -l <sx.err)" = 1 && ! test -e sx.data
 '
 
+# --kcore: perf's reason where the kernel has no /proc/kcore (as here), in one line
+if [ -r /proc/kcore ]; then
+	test_skip "--kcore without /proc/kcore" "this kernel has /proc/kcore"
+else
+	test_expect "--kcore without /proc/kcore: perf's reason, nothing written" '
+		perf record --kcore -e cpu-clock -o kc-perf.data -- true >/dev/null 2>kc-perf.err
+		grep -q "kcore is not readable" kc-perf.err &&
+		! "$PREC" record -q $NONE --kcore -o kc.data -- true 2>kc.err &&
+		test "$(cat kc.err)" = "prec: kcore is not readable." && ! test -e kc.data
+	'
+fi
+
 done_testing
