@@ -159,7 +159,8 @@ test_expect "--switch-output-event: a rotation each time the event fires" '
 '
 test_expect "--switch-output-event: a bad event is one line" '
 	! "$PREC" record -q $NONE --switch-output-event no-such-event -o sx.data -- true \
-		2>sx.err && test "$(wc -l <sx.err)" = 1 && ! test -e sx.data
+		2>sx.err && test "$(wc -l <sx.err)" = 1 && grep -q no-such-event sx.err &&
+		! test -e sx.data
 '
 
 # --kcore: perf's reason where the kernel has no /proc/kcore (as here), in one line
