@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "record/evlist.h"
@@ -76,17 +77,23 @@ static int open_event(const struct evsel *ev, pid_t pid, int cpu, int group_fd)
 		u8 bytes[ATTR_SIZE_HF_PERIOD];
 	} x;
 	u64 hf = hf_period(ev);
+	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
 	int fd;
 
+	/* -G: the cgroup's directory stands for the pid (the events are per CPU then) */
+	if (ev->cgroup_fd >= 0) {
+		pid = ev->cgroup_fd;
+		flags |= PERF_FLAG_PID_CGROUP;
+	}
 	if (!hf)
 		return sys_perf_event_open((struct perf_event_attr *)&ev->attr, pid, cpu, group_fd,
-					   PERF_FLAG_FD_CLOEXEC);
+					   flags);
 	memset(&x, 0, sizeof(x));
 	memcpy(&x, &ev->attr,
 	       sizeof(ev->attr) < ATTR_OFF_HF_PERIOD ? sizeof(ev->attr) : ATTR_OFF_HF_PERIOD);
 	x.attr.size = ATTR_SIZE_HF_PERIOD;
 	memcpy(x.bytes + ATTR_OFF_HF_PERIOD, &hf, sizeof(hf));
-	fd = sys_perf_event_open(&x.attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	fd = sys_perf_event_open(&x.attr, pid, cpu, group_fd, flags);
 	if (fd < 0 && errno == E2BIG)
 		kernel_attr_size = x.attr.size;
 	return fd;
@@ -100,6 +107,7 @@ static struct evsel *evlist_new(struct evlist *evl)
 	ev = &evl->ev[evl->nr++];
 	memset(ev, 0, sizeof(*ev));
 	ev->leader = -1;
+	ev->cgroup_fd = -1;
 	return ev;
 }
 
@@ -327,6 +335,74 @@ static void apply_terms(struct evsel *ev, const struct record_opts *opts)
 	}
 }
 
+/* The tracking event: side-band comes from it alone. */
+static void config_tracking(struct perf_event_attr *a, const struct record_opts *opts)
+{
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->build_id = opts->buildid_mmap;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->ksymbol = 1;
+	a->bpf_event = 1;
+	a->mmap_data = opts->sample_addr;
+	a->context_switch = opts->switch_events;
+}
+
+/*
+ * -G: the -e events count in their cgroups only, and so would their side-band: a dummy:HG event
+ * outside any cgroup tracks every task instead, enabled from the start, as perf adds it.
+ * Return: whether there are cgroups (the dummy makes the file a multi-event one).
+ */
+static bool add_cgroups(struct evlist *evl, const struct record_opts *opts)
+{
+	struct evsel *ev;
+	bool any = false;
+
+	for (int i = 0; i < opts->nr_cgroup_fds && i < evl->nr; i++) {
+		if (evl->ev[i].synthetic || opts->cgroup_fds[i] < 0)
+			continue;
+		evl->ev[i].cgroup_fd = opts->cgroup_fds[i];
+		any = true;
+	}
+	if (!any)
+		return false;
+	ev = evlist_new(evl);
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.config = PERF_COUNT_SW_DUMMY;
+	ev->name = xstrdup("dummy:HG");
+	ev->is_tracking_dummy = true;
+	return true;
+}
+
+static void config_dummy(struct evsel *ev, const struct record_opts *opts, bool cpu_target,
+			 bool several)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	a->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	if (cpu_target || opts->sample_cpu)
+		a->sample_type |= PERF_SAMPLE_CPU;
+	if (several)
+		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+	/* perf gives -c to every event, its dummy too; -F leaves the dummy's period of 1 */
+	a->sample_period = opts->period_set ? opts->period : 1;
+	a->read_format |= PERF_FORMAT_ID | PERF_FORMAT_LOST;
+	a->inherit = !opts->no_inherit;
+	if (opts->use_clockid) {
+		a->use_clockid = 1;
+		a->clockid = opts->clockid;
+	}
+	config_tracking(a, opts);
+	if (opts->attr && opts->attr->namespaces)
+		a->namespaces = 1;
+	if (opts->attr && opts->attr->all_cgroups) {
+		a->cgroup = 1;
+		a->sample_type |= PERF_SAMPLE_CGROUP;
+	}
+}
+
 void evlist_config(struct evlist *evl, const struct record_opts *opts, const struct target *t)
 {
 	const struct record_attr_opts *ao = opts->attr;
@@ -338,6 +414,8 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 	read_sysctl_u64("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate);
 	if (ao && ao->group)
 		force_group(evl);
+	if (add_cgroups(evl, opts))
+		several = true;
 
 	for (int i = 0; i < evl->nr; i++) {
 		struct evsel *ev = &evl->ev[i];
@@ -358,6 +436,10 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 				a->use_clockid = 1;
 				a->clockid = opts->clockid;
 			}
+			continue;
+		}
+		if (ev->is_tracking_dummy) {
+			config_dummy(ev, opts, cpu_target, several);
 			continue;
 		}
 		if (first < 0)
@@ -434,21 +516,10 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 		a->watermark = 0;
 		a->wakeup_events = 0;
 
-		if (i == first) {
-			/* The tracking event: side-band comes from it alone. */
-			a->mmap = 1;
-			a->mmap2 = 1;
-			a->build_id = opts->buildid_mmap;
-			a->comm = 1;
-			a->comm_exec = 1;
-			a->task = 1;
-			a->ksymbol = 1;
-			a->bpf_event = 1;
-			a->mmap_data = opts->sample_addr;
-			a->context_switch = opts->switch_events;
-		}
+		if (i == first && !opts->nr_cgroup_fds)
+			config_tracking(a, opts);
 		if (ao)
-			config_attr_opts(ev, ao, i == first);
+			config_attr_opts(ev, ao, i == first && !opts->nr_cgroup_fds);
 		if (ev->spec)
 			apply_terms(ev, opts);
 	}
@@ -771,22 +842,68 @@ unsigned evlist_default_mmap_pages(void)
 	return pages ? pages : 1;
 }
 
+/*
+ * --overwrite: a ring the kernel writes backward and overwrites when full. The kernel decides
+ * that at the first mmap: a mapping without write access, where no tail can be written back.
+ */
+static int map_backward(struct ring_buffer *r, int fd, int cpu, unsigned pages)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->cpu = cpu;
+	r->map_len = (pages + 1) * page;
+	r->base = mmap(NULL, r->map_len, PROT_READ, MAP_SHARED, fd, 0);
+	if (r->base == MAP_FAILED) {
+		r->base = NULL;
+		return -errno;
+	}
+	r->data = (unsigned char *)r->base + page;
+	r->mask = (u64)pages * page - 1;
+	return 0;
+}
+
+u64 evlist_backward_end(const struct ring_buffer *r, u64 start)
+{
+	u64 size = r->mask + 1, pos = start;
+
+	/* As far as whole records go, at most one buffer's size: older ones were overwritten. */
+	for (;;) {
+		const struct perf_event_header *h = (const void *)(r->data + (pos & r->mask));
+
+		if (pos - start >= size || !h->size || pos - start + h->size > size)
+			return pos;
+		pos += h->size;
+	}
+}
+
+void evlist_pause(struct evlist *evl, bool pause)
+{
+	for (int i = 0; i < evl->nr_rings; i++)
+		if (evl->rings[i].base)
+			ioctl(evl->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, pause ? 1 : 0);
+}
+
 int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages)
 {
 	int nr = t->nr_cpus * t->nr_threads;
 
-	evl->rings = xcalloc(t->nr_cpus, sizeof(*evl->rings));
-	evl->pfd = xcalloc((size_t)nr * evl->nr + t->nr_cpus, sizeof(*evl->pfd));
-	evl->pfd_ring = xcalloc((size_t)nr * evl->nr + t->nr_cpus, sizeof(int));
+	evl->nr_rings = t->per_thread ? t->nr_threads : t->nr_cpus;
+	evl->rings = xcalloc(evl->nr_rings, sizeof(*evl->rings));
+	evl->ring_cpu = xcalloc(evl->nr_rings, sizeof(int));
+	evl->pfd = xcalloc((size_t)nr * evl->nr + evl->nr_rings, sizeof(*evl->pfd));
+	evl->pfd_ring = xcalloc((size_t)nr * evl->nr + evl->nr_rings, sizeof(int));
 	evl->poll_all = t->task;
+	for (int i = 0; i < evl->nr_rings; i++) {
+		evl->rings[i].fd = -1;
+		evl->ring_cpu[i] = t->per_thread ? 0 : i;
+	}
 
 	for (int c = 0; c < t->nr_cpus; c++) {
-		struct ring_buffer *r = &evl->rings[c];
-
-		r->fd = -1;
-		r->cpu = t->cpus[c];
 		for (int th = 0; th < t->nr_threads; th++) {
-			int k = c * t->nr_threads + th;
+			int k = c * t->nr_threads + th, ring = t->per_thread ? th : c;
+			struct ring_buffer *r = &evl->rings[ring];
 
 			for (int i = 0; i < evl->nr; i++) {
 				struct evsel *ev = &evl->ev[i];
@@ -796,7 +913,9 @@ int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages)
 				if (ev->synthetic || fd < 0)
 					continue;
 				if (!r->base) {
-					int err = ring_buffer_mmap(r, fd, t->cpus[c], pages);
+					int err = ev->attr.write_backward ?
+						  map_backward(r, fd, t->cpus[c], pages) :
+						  ring_buffer_mmap(r, fd, t->cpus[c], pages);
 
 					if (err == -EPERM)
 						return error("cannot map the ring buffers (%u pages per "
@@ -819,8 +938,10 @@ int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages)
 				}
 				if (poll_it) {
 					evl->pfd[evl->nr_pfd].fd = fd;
-					evl->pfd[evl->nr_pfd].events = POLLIN;
-					evl->pfd_ring[evl->nr_pfd] = c;
+					/* a backward ring is read at the end: its exit only */
+					evl->pfd[evl->nr_pfd].events =
+						ev->attr.write_backward ? 0 : POLLIN;
+					evl->pfd_ring[evl->nr_pfd] = ring;
 					evl->nr_pfd++;
 				}
 			}
@@ -916,8 +1037,8 @@ void evlist_free(struct evlist *evl)
 	int nr = evl->nr_cpus * evl->nr_threads;
 
 	if (evl->rings) {
-		for (int c = 0; c < evl->nr_cpus; c++)
-			ring_buffer_unmap(&evl->rings[c]);
+		for (int i = 0; i < evl->nr_rings; i++)
+			ring_buffer_unmap(&evl->rings[i]);
 	}
 	for (int i = 0; i < evl->nr; i++) {
 		struct evsel *ev = &evl->ev[i];
@@ -934,6 +1055,7 @@ void evlist_free(struct evlist *evl)
 	}
 	free(evl->ev);
 	free(evl->rings);
+	free(evl->ring_cpu);
 	free(evl->pfd);
 	free(evl->pfd_ring);
 	memset(evl, 0, sizeof(*evl));

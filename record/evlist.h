@@ -23,6 +23,8 @@ struct evsel {
 	const struct event_spec *spec; /* NULL for the default event and synthetic ones */
 	bool synthetic;   /* declared by a hook: in the file, never opened */
 	bool is_default;  /* the default event (cycles), which may fall back to cpu-clock */
+	bool is_tracking_dummy; /* dummy:HG, added for -G: side-band of every task, all CPUs */
+	int cgroup_fd;    /* -G: opened in this cgroup (PERF_FLAG_PID_CGROUP); -1: none */
 	int leader;       /* index of the group leader, -1 when not in a group */
 	int group_size;   /* on a leader */
 	bool sample_read; /* the leader of a :S group */
@@ -44,7 +46,13 @@ struct evlist {
 	struct evsel *ev;
 	int nr;
 	int nr_cpus, nr_threads; /* from the target, when opened */
-	struct ring_buffer *rings; /* nr_cpus; base NULL when no event is open on that CPU */
+	/*
+	 * One per CPU, or one per thread with --per-thread (cpu -1): the kernel redirects no
+	 * per-task event into another task's ring. base NULL when no event is open for it.
+	 */
+	struct ring_buffer *rings;
+	int nr_rings;
+	int *ring_cpu;           /* the CPU index of each ring */
 	struct pollfd *pfd;
 	int *pfd_ring;           /* the ring each pollfd drains */
 	int nr_pfd;
@@ -87,12 +95,23 @@ bool evlist_has_tracepoint(const struct evlist *evl);
 int evlist_open(struct evlist *evl, const struct target *t);
 
 /**
- * evlist_mmap - map one ring buffer of pages data pages per CPU and redirect the other events
- * on that CPU to it; build the poll set.
+ * evlist_mmap - map one ring buffer of pages data pages per CPU (per thread with
+ * --per-thread) and redirect the other events on that CPU (thread) to it; build the poll set.
  *
  * Return: 0, or -1 after an error message.
  */
 int evlist_mmap(struct evlist *evl, const struct target *t, unsigned pages);
+
+/**
+ * evlist_backward_end - where the whole records of a backward (--overwrite) ring that begin at
+ * start end, at most one buffer's size further: the older ones were overwritten.
+ *
+ * Return: the end position.
+ */
+u64 evlist_backward_end(const struct ring_buffer *r, u64 start);
+
+/* PERF_EVENT_IOC_PAUSE_OUTPUT on every ring: the kernel writes nothing while it is read. */
+void evlist_pause(struct evlist *evl, bool pause);
 
 /* PERF_EVENT_IOC_ENABLE / DISABLE on every open fd. */
 void evlist_enable(struct evlist *evl);

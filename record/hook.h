@@ -61,6 +61,9 @@ struct record_opts {
 	const char *cpu_list;  /* -C */
 	const char *pid_list;  /* -p */
 	const char *tid_list;  /* -t */
+	const char *uid;       /* -u: a user name or number (its processes, as -p) */
+	const int *cgroup_fds; /* -G: the cgroup of each -e event, by index; -1 for none */
+	int nr_cgroup_fds;
 	int comp_level;        /* -z: 0 off, else the zstd level */
 	unsigned mmap_pages;   /* -m: data pages per ring buffer (a power of 2); 0 for the default */
 	bool sample_time;      /* -T (time is always sampled, as perf 6.1 does) */
@@ -107,6 +110,10 @@ struct record_opts {
 	int ctl_fd, ack_fd;    /* --control; -1 when not given */
 	bool perf_summary;     /* --summary=perf, PREC_SUMMARY=perf: perf record's own lines */
 	bool dry_run;          /* --dry-run: parse the options and events, then exit */
+	bool overwrite;        /* --overwrite: backward rings, read at the end and at rotations */
+	bool tail_synthesize;  /* --tail-synthesize: synthesize at the end, not at the start */
+	/* --switch-output-event: rotate (as on SIGUSR2) each time one of these fires; or NULL */
+	const struct event_list *switch_output_events;
 };
 
 /* --synth: what is synthesized of the tasks that existed before the recording. */

@@ -293,9 +293,15 @@ static void usage(FILE *f)
 	      "        --clang-opt <opts>  accepted for perf compatibility (prec keeps no cache)\n"
 	      "    -S, --snapshot, --aux-sample\n"
 	      "                            refused: they need an AUX area event\n"
-	      "        --off-cpu, --kcore, --overwrite, --tail-synthesize,\n"
+	      "        --overwrite         flight recorder: backward rings the kernel overwrites,\n"
+	      "                            written at the end (and at each --switch-output)\n"
+	      "        --tail-synthesize   synthesize what existed at the end, not at the start\n"
 	      "        --switch-output-event <event>\n"
-	      "                            refused: not supported by prec yet\n"
+	      "                            rotate the output each time this event fires (as\n"
+	      "                            --switch-output on SIGUSR2)\n"
+	      "        --kcore             refused: \"kcore is not readable.\" as perf says without\n"
+	      "                            /proc/kcore; with it, not supported by prec yet\n"
+	      "        --off-cpu           refused: not supported by prec yet\n"
 	      "        --summary <prec|perf>\n"
 	      "                            the summary lines: prec's (default) or perf record's\n"
 	      "                            own words (also PREC_SUMMARY=perf)\n"
@@ -330,8 +336,9 @@ static void usage(FILE *f)
 	      "        --all-cgroups       record cgroup events and the cgroup in every sample\n"
 	      "        --namespaces        record namespace events\n"
 	      "        --exclude-perf      the tracepoint -e before it ignores prec itself\n"
-	      "    -G, --cgroup <cgroups>  not yet in prec (perf: count in these cgroups only)\n"
-	      "    -u, --uid <user>        not yet in prec (perf: the processes of a user)\n",
+	      "    -G, --cgroup <cgroups>  count the -e events before it in these cgroups only\n"
+	      "                            (comma list, one per event; one name for all; needs -a)\n"
+	      "    -u, --uid <user>        record every process of this user (name or number)\n",
 	      f);
 }
 
@@ -715,13 +722,19 @@ static int parse_session_option(struct record_opts *o, int c, const char *arg)
 	case OPT_OFF_CPU:
 		error("--off-cpu is not supported by prec yet");
 		return 1;
-	case OPT_KCORE:
 	case OPT_OVERWRITE:
+		o->overwrite = true;
+		break;
 	case OPT_TAIL_SYNTHESIZE:
-	case OPT_SWITCH_OUTPUT_EVENT:
-		error("--%s is not supported by prec yet",
-		      c == OPT_KCORE ? "kcore" : c == OPT_OVERWRITE ? "overwrite" :
-		      c == OPT_TAIL_SYNTHESIZE ? "tail-synthesize" : "switch-output-event");
+		o->tail_synthesize = true;
+		break;
+	case OPT_KCORE:
+		/* perf's check first: without /proc/kcore it stops with this reason */
+		if (access("/proc/kcore", R_OK)) {
+			error("kcore is not readable.");
+			return 1;
+		}
+		error("--kcore is not supported by prec yet");
 		return 1;
 	case OPT_DRY_RUN:
 		o->dry_run = true;
@@ -741,6 +754,8 @@ struct pending_event {
 	const char *str;
 	const char *filter;
 	bool exclude_perf; /* --exclude-perf */
+	const char **cgroups; /* -G options given after it, before the next -e */
+	int nr_cgroups;
 };
 
 /*
@@ -816,14 +831,17 @@ static int parse_attr_option(int c, struct record_attr_opts *ao, struct pending_
 	case OPT_NAMESPACES:
 		ao->namespaces = true;
 		return -1;
-	case 'G':
-		/* perf's checks first, so that a command line perf refuses gets perf's reason */
+	case 'G': {
+		struct pending_event *e;
+
 		if (!nr_evs)
 			return usage_error("record", "must define events before cgroups");
-		return usage_error("record", "-G/--cgroup is not supported by prec yet");
-	case 'u':
-		return usage_error("record", "-u/--uid is not supported by prec yet: give the "
-				   "processes with -p");
+		/* resolved once the events are parsed: perf gives them by event position */
+		e = &evs[nr_evs - 1];
+		e->cgroups = xrealloc(e->cgroups, (e->nr_cgroups + 1) * sizeof(*e->cgroups));
+		e->cgroups[e->nr_cgroups++] = optarg;
+		return -1;
+	}
 	case OPT_EXCLUDE_PERF:
 		if (!nr_evs)
 			return usage_error("record", "--exclude-perf option should follow a -e "
@@ -836,7 +854,8 @@ static int parse_attr_option(int c, struct record_attr_opts *ao, struct pending_
 }
 
 static int parse_options(struct record_opts *o, int argc, char **argv, struct pending_event **evs,
-			 int *nr_evs, struct event_list *count_events, struct record_attr_opts *ao)
+			 int *nr_evs, struct event_list *count_events, struct record_attr_opts *ao,
+			 struct event_list *switch_events)
 {
 	int c, r;
 
@@ -924,6 +943,9 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 		case 't':
 			o->tid_list = optarg;
 			break;
+		case 'u':
+			o->uid = optarg;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -993,6 +1015,18 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 		case OPT_RECALIBRATE:
 			o->recalibrate = true;
 			break;
+		case OPT_SWITCH_OUTPUT_EVENT: {
+			char why[640];
+
+			/* perf: the event's every occurrence is a SIGUSR2 of --switch-output */
+			if (parse_count_events(switch_events, optarg, why, sizeof(why)))
+				return usage_error("record", "--switch-output-event '%s': %s", optarg,
+						   why);
+			o->switch_output_events = switch_events;
+			o->switch_output = RECORD_SWITCH_SIGNAL;
+			o->timestamp_filename = true;
+			break;
+		}
 		case OPT_COUNT_INTERVAL:
 			if (parse_interval(optarg, &o->count_interval_ns))
 				return usage_error("record", "--count-interval '%s': a duration from "
@@ -1049,7 +1083,77 @@ static int check_attr_options(const struct record_opts *o, const struct record_a
 	return -1;
 }
 
-static int parse_event_args(struct event_list *events, const struct pending_event *evs, int nr_evs)
+/* The cgroups of -G, by event index (record_opts.cgroup_fds), and how many names were given. */
+struct cgroup_args {
+	int *fds;
+	int nr_fds;
+	int nr_given;
+};
+
+/*
+ * One -G option, with nr_events events parsed before it, as perf's parse_cgroups(): the n-th
+ * name of all the -G options goes to the n-th event (an empty name skips one), and a first -G
+ * of a single name goes to every event before it. Return: -1, or the exit status.
+ */
+static int add_cgroups(struct cgroup_args *cg, const char *names, int nr_events)
+{
+	const char *p = names;
+
+	cg->fds = xrealloc(cg->fds, nr_events * sizeof(int));
+	for (; cg->nr_fds < nr_events; cg->nr_fds++)
+		cg->fds[cg->nr_fds] = -1;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		if (len) {
+			char *name = xasprintf("%.*s", (int)len, p), path[PATH_MAX];
+			int fd;
+
+			if (cg->nr_given >= nr_events) {
+				free(name);
+				return usage_error("record", "-G '%s': more cgroups than events before "
+						   "it", names);
+			}
+			fd = target_open_cgroup(name, path, sizeof(path));
+			free(name);
+			if (fd < 0)
+				return usage_error("record", "no access to cgroup %s", path);
+			if (cg->fds[cg->nr_given] >= 0)
+				close(cg->fds[cg->nr_given]);
+			cg->fds[cg->nr_given] = fd;
+		}
+		cg->nr_given++;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	if (cg->nr_given == 1 && cg->fds[0] >= 0) {
+		for (int i = 1; i < nr_events; i++) {
+			if (cg->fds[i] >= 0)
+				close(cg->fds[i]);
+			cg->fds[i] = fcntl(cg->fds[0], F_DUPFD_CLOEXEC, 0);
+		}
+	}
+	return -1;
+}
+
+static void free_pending_events(struct pending_event *evs, int nr_evs)
+{
+	for (int i = 0; i < nr_evs; i++)
+		free(evs[i].cgroups);
+	free(evs);
+}
+
+static void free_cgroups(struct cgroup_args *cg)
+{
+	for (int i = 0; i < cg->nr_fds; i++)
+		if (cg->fds[i] >= 0)
+			close(cg->fds[i]);
+	free(cg->fds);
+}
+
+static int parse_event_args(struct event_list *events, const struct pending_event *evs, int nr_evs,
+			    struct cgroup_args *cg)
 {
 	for (int i = 0; i < nr_evs; i++) {
 		struct parse_error perr;
@@ -1069,6 +1173,9 @@ static int parse_event_args(struct event_list *events, const struct pending_even
 			if (parse_filter(events, f))
 				return -1;
 		}
+		for (int k = 0; k < evs[i].nr_cgroups; k++)
+			if (add_cgroups(cg, evs[i].cgroups[k], events->nr) >= 0)
+				return -1;
 	}
 	return 0;
 }
@@ -1149,9 +1256,10 @@ int cmd_record(int argc, char **argv)
 	struct record *rec = record_new();
 	const struct record_stats *s = record_stats(rec);
 	struct record_opts opts, *o = &opts;
-	struct event_list events, count_events;
+	struct event_list events, count_events, switch_events;
 	struct pending_event *evs = NULL;
 	struct record_attr_opts attr_opts;
+	struct cgroup_args cgroups = { NULL, 0, 0 };
 	int nr_evs = 0, ret = 1, err;
 	struct stat st;
 
@@ -1162,21 +1270,29 @@ int cmd_record(int argc, char **argv)
 	o->orig_argv = (const char **)argv;
 
 	memset(&attr_opts, 0, sizeof(attr_opts));
-	err = parse_options(o, argc, argv, &evs, &nr_evs, &count_events, &attr_opts);
+	memset(&switch_events, 0, sizeof(switch_events));
+	err = parse_options(o, argc, argv, &evs, &nr_evs, &count_events, &attr_opts,
+			    &switch_events);
 	if (err >= 0)
 		goto out_usage;
 	err = check_attr_options(o, &attr_opts);
 	if (err >= 0)
 		goto out_usage;
-	if (o->pid_list || o->tid_list) {
+	/* perf's target__validate(): -p/-t override -u, which overrides -a and -C */
+	if ((o->pid_list || o->tid_list) && o->uid) {
+		warning("-p/-t given: recording those tasks, not the processes of -u %s", o->uid);
+		o->uid = NULL;
+	}
+	if (o->pid_list || o->tid_list || o->uid) {
 		if (o->system_wide || o->cpu_list)
-			warning("-p/-t given: recording those tasks, not %s",
+			warning("%s given: recording those tasks, not %s", o->uid ? "-u" : "-p/-t",
 				o->system_wide ? "all CPUs (-a)" : "the CPUs of -C");
 		o->system_wide = false;
 		o->cpu_list = NULL;
 	}
-	if (!o->argc && !o->system_wide && !o->cpu_list && !o->pid_list && !o->tid_list) {
-		err = usage_error("record", "nothing to record: give a command, -a, -C, -p or -t");
+	if (!o->argc && !o->system_wide && !o->cpu_list && !o->pid_list && !o->tid_list &&
+	    !o->uid) {
+		err = usage_error("record", "nothing to record: give a command, -a, -C, -p, -t or -u");
 		goto out_usage;
 	}
 	if (!o->output) {
@@ -1202,8 +1318,14 @@ int cmd_record(int argc, char **argv)
 		if (err)
 			goto out_usage;
 	}
-	if (parse_event_args(&events, evs, nr_evs))
+	if (parse_event_args(&events, evs, nr_evs, &cgroups))
 		goto out;
+	if (cgroups.nr_given && !o->system_wide) {
+		ret = usage_error("record", "cgroup monitoring only available in system-wide mode");
+		goto out;
+	}
+	o->cgroup_fds = cgroups.fds;
+	o->nr_cgroup_fds = cgroups.nr_fds;
 	if (o->dry_run) {
 		ret = 0;
 		goto out;
@@ -1232,12 +1354,15 @@ out:
 	record_free(rec);
 	event_list_free(&events);
 	event_list_free(&count_events);
-	free(evs);
+	event_list_free(&switch_events);
+	free_cgroups(&cgroups);
+	free_pending_events(evs, nr_evs);
 	return ret;
 
 out_usage:
 	record_free(rec);
 	event_list_free(&count_events);
-	free(evs);
+	event_list_free(&switch_events);
+	free_pending_events(evs, nr_evs);
 	return err;
 }

@@ -116,6 +116,10 @@ struct record {
 	char *final_path;        /* the output's name once closed (a timestamp added) */
 	u64 data_end;            /* where the closed output's data section ends */
 	bool events_off;         /* disabled by -D or --control */
+	/* --switch-output-event: the events, each with a ring of its own, polled for records. */
+	int *sb_fd;
+	struct ring_buffer *sb_ring;
+	int nr_sb;
 	/* What the writers of the rotated files counted: added to the current writer's. */
 	struct record_stats base;
 	struct record_cpu_stats *base_cpu;
@@ -704,7 +708,11 @@ static void drop_mmaps(struct pd_buf *out, size_t from)
 	out->len = keep;
 }
 
-static int synthesize(struct record *rec, const struct pd_buf *kmaps)
+/*
+ * What existed: the kernel maps, THREAD_MAP, CPU_MAP, the processes, then FINISHED_INIT when
+ * finished_init (--tail-synthesize writes that at the start and the rest at the end, as perf).
+ */
+static int synthesize(struct record *rec, const struct pd_buf *kmaps, bool finished_init)
 {
 	const struct perf_event_attr *attr = record_tracking_attr(rec);
 	struct target *t = &rec->target;
@@ -782,7 +790,8 @@ static int synthesize(struct record *rec, const struct pd_buf *kmaps)
 	}
 	if (!(rec->opts.synth & RECORD_SYNTH_MMAP))
 		drop_mmaps(&out, task_from);
-	pd_encode_finished_init(&out);
+	if (finished_init)
+		pd_encode_finished_init(&out);
 	if (out.err) {
 		pd_buf_release(&out);
 		return error("out of memory");
@@ -807,8 +816,9 @@ static bool drain_pass(struct record *rec, bool force)
 	struct block *last = NULL;
 	bool complete = true;
 
-	for (int i = 0; i < evl->nr_cpus; i++) {
+	for (int i = 0; i < evl->nr_rings; i++) {
 		struct ring_buffer *r = &evl->rings[i];
+		int cpu = evl->ring_cpu[i];
 		struct block *b;
 		u64 head, len;
 
@@ -830,9 +840,10 @@ static bool drain_pass(struct record *rec, bool force)
 		ring_buffer_copy(r, head, b->data);
 		ring_buffer_consume(r, head);
 		b->len = len;
-		b->ring = i;
-		rec->stats.cpu[i].bytes += len;
-		rec->stats.cpu[i].wakeups++;
+		/* The writer counts by CPU: every ring of --per-thread is CPU -1's. */
+		b->ring = cpu;
+		rec->stats.cpu[cpu].bytes += len;
+		rec->stats.cpu[cpu].wakeups++;
 		if (last)
 			wthread_push(rec->wt, last);
 		last = b;
@@ -862,6 +873,66 @@ static bool drain_pass(struct record *rec, bool force)
 	if (wthread_backlog(rec->wt) > rec->stats.queue_max_bytes)
 		rec->stats.queue_max_bytes = wthread_backlog(rec->wt);
 	return true;
+}
+
+/*
+ * --overwrite: what each backward ring holds that no earlier dump took, newest record first
+ * (perf sorts by time), as perf reads them: from the head to where the last dump began (the
+ * ring's tail here), or as far as whole records go within one buffer's size once it wrapped.
+ */
+static void dump_backward(struct record *rec)
+{
+	struct evlist *evl = &rec->evl;
+	struct pd_record_header round = { PD_RECORD_FINISHED_ROUND, 0, sizeof(round) };
+	bool any = false;
+
+	evlist_pause(evl, true);
+	for (int i = 0; i < evl->nr_rings; i++) {
+		struct ring_buffer *r = &evl->rings[i];
+		int cpu = evl->ring_cpu[i];
+		u64 head, end;
+		struct block *b;
+
+		if (!r->base)
+			continue;
+		head = ring_buffer_head(r);
+		end = r->tail;
+		if (end - head > r->mask + 1)
+			end = evlist_backward_end(r, head);
+		if (end == head)
+			continue;
+		b = wthread_block(rec->wt, end - head, true);
+		if (!b)
+			continue;
+		r->tail = head;
+		ring_buffer_copy(r, end, b->data);
+		b->len = end - head;
+		b->ring = cpu;
+		rec->stats.cpu[cpu].bytes += b->len;
+		rec->stats.cpu[cpu].wakeups++;
+		wthread_push(rec->wt, b);
+		any = true;
+	}
+	evlist_pause(evl, false);
+	if (any)
+		record_emit(rec, &round, sizeof(round));
+}
+
+/* Take what the rings hold, to the last record: drain them, or dump the backward ones. */
+static void drain_all(struct record *rec)
+{
+	if (rec->opts.overwrite)
+		dump_backward(rec);
+	else
+		while (drain_pass(rec, true))
+			;
+}
+
+/* ring_buffer_read() of --switch-output-event's rings: how many records came. */
+static void count_record(void *arg, const struct perf_event_header *h)
+{
+	(void)h;
+	(*(u64 *)arg)++;
 }
 
 static void reap_workload(struct record *rec, bool block)
@@ -1079,7 +1150,7 @@ static u64 session_deadline(const struct record *rec)
 static int drain_loop(struct record *rec, const sigset_t *orig_mask)
 {
 	struct evlist *evl = &rec->evl;
-	int nr = evl->nr_pfd + 2, live = evl->nr_pfd;
+	int nr = evl->nr_pfd + 2 + rec->nr_sb, live = evl->nr_pfd;
 	struct pollfd *pfd = xcalloc(nr, sizeof(*pfd));
 	bool has_workload = rec->target.workload_pid > 0;
 	int forwarded = 0, ret = 0;
@@ -1090,6 +1161,10 @@ static int drain_loop(struct record *rec, const sigset_t *orig_mask)
 	pfd[evl->nr_pfd].events = POLLIN;
 	pfd[evl->nr_pfd + 1].fd = rec->opts.ctl_fd;
 	pfd[evl->nr_pfd + 1].events = POLLIN;
+	for (int i = 0; i < rec->nr_sb; i++) {
+		pfd[evl->nr_pfd + 2 + i].fd = rec->sb_fd[i];
+		pfd[evl->nr_pfd + 2 + i].events = POLLIN;
+	}
 
 	for (int i = 0; i < rec->nr_hooks; i++)
 		rec->hooks[i].next_tick = record_monotonic_ns() + rec->hooks[i].interval_ns;
@@ -1099,7 +1174,8 @@ static int drain_loop(struct record *rec, const sigset_t *orig_mask)
 		u64 deadline;
 		int n;
 
-		drain_pass(rec, false);
+		if (!rec->opts.overwrite)
+			drain_pass(rec, false);
 		if (wthread_error(rec->wt)) {
 			ret = -1;
 			break;
@@ -1160,6 +1236,16 @@ static int drain_loop(struct record *rec, const sigset_t *orig_mask)
 		if (!(pfd[evl->nr_pfd + 1].revents & POLLIN) &&
 		    pfd[evl->nr_pfd + 1].revents & (POLLHUP | POLLERR))
 			pfd[evl->nr_pfd + 1].fd = -1;
+		for (int i = 0; i < rec->nr_sb; i++) {
+			u64 fired = 0;
+
+			if (!(pfd[evl->nr_pfd + 2 + i].revents & POLLIN))
+				continue;
+			ring_buffer_read(&rec->sb_ring[i], count_record, &fired);
+			/* As perf's side-band thread: a SIGUSR2 of --switch-output. */
+			if (fired)
+				got_sigusr2 = 1;
+		}
 		for (int i = 0; i < evl->nr_pfd; i++) {
 			if (pfd[i].fd >= 0 && pfd[i].revents & (POLLHUP | POLLERR)) {
 				/* Its task exited: nothing more will come from this fd. */
@@ -1283,6 +1369,12 @@ static void cleanup(struct record *rec)
 	free(rec->rotated);
 	free(rec->final_path);
 	free(rec->base_cpu);
+	for (int i = 0; i < rec->nr_sb; i++) {
+		ring_buffer_unmap(&rec->sb_ring[i]);
+		close(rec->sb_fd[i]);
+	}
+	free(rec->sb_ring);
+	free(rec->sb_fd);
 	if (rec->opts.ctl_fd >= 0)
 		close(rec->opts.ctl_fd);
 	if (rec->opts.ack_fd >= 0)
@@ -1333,7 +1425,7 @@ static int start_writer(struct record *rec)
 		id_attr[i] = pairs[i].idx;
 	}
 	free(pairs);
-	for (int i = 0; i < evl->nr_cpus; i++)
+	for (int i = 0; i < evl->nr_rings; i++)
 		ring_bytes += evl->rings[i].map_len;
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -1508,10 +1600,71 @@ static void config_session_attrs(struct record *rec)
 			a->watermark = 0;
 			a->wakeup_events = 1;
 		}
+		/* --overwrite: the kernel writes backward and overwrites the oldest records. */
+		if (o->overwrite)
+			a->write_backward = 1;
 		/* The kernel maps no ring of an inherited per-task event: no inherit per thread. */
 		if (o->per_thread && !rec->target.system_wide)
 			a->inherit = 0;
 	}
+}
+
+/*
+ * --switch-output-event: perf opens these in a side-band list of its own, on the target's
+ * threads for -p, -t and -u and else on every CPU (its workload target has no thread yet when it
+ * does), every record a rotation. They never go to the file.
+ */
+static int open_switch_events(struct record *rec)
+{
+	const struct event_list *list = rec->opts.switch_output_events;
+	struct target *t = &rec->target;
+	int *cpus = NULL, nr_cpus;
+	int nr_th = t->task ? t->nr_threads : 1;
+
+	if (!list)
+		return 0;
+	nr_cpus = t->task ? 1 : target_online_cpus(&cpus);
+	if (nr_cpus < 0)
+		return error("cannot find the online CPUs: %s", strerror(-nr_cpus));
+	rec->sb_fd = xcalloc((size_t)list->nr * nr_cpus * nr_th, sizeof(int));
+	rec->sb_ring = xcalloc((size_t)list->nr * nr_cpus * nr_th, sizeof(*rec->sb_ring));
+	for (int i = 0; i < list->nr; i++) {
+		struct perf_event_attr a = list->ev[i].attr;
+
+		a.size = PD_ATTR_SIZE;
+		if (!list->ev[i].has_period && !list->ev[i].has_freq) {
+			a.sample_period = 1;
+			a.freq = 0;
+		}
+		a.sample_type = PERF_SAMPLE_TIME;
+		a.wakeup_events = 1;
+		a.inherit = t->task && !rec->opts.no_inherit;
+		for (int c = 0; c < nr_cpus; c++) {
+			for (int th = 0; th < nr_th; th++) {
+				int cpu = t->task ? -1 : cpus[c];
+				pid_t pid = t->task ? t->threads[th] : -1;
+				int fd = sys_perf_event_open(&a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC), err;
+
+				if (fd < 0 && errno == ESRCH)
+					continue;
+				if (fd < 0) {
+					err = errno;
+					free(cpus);
+					return error("--switch-output-event: cannot open '%s': %s",
+						     list->ev[i].name, strerror(err));
+				}
+				rec->sb_fd[rec->nr_sb] = fd;
+				err = ring_buffer_mmap(&rec->sb_ring[rec->nr_sb++], fd, cpu, 1);
+				if (err) {
+					free(cpus);
+					return error("--switch-output-event: cannot map '%s': %s",
+						     list->ev[i].name, strerror(-err));
+				}
+			}
+		}
+	}
+	free(cpus);
+	return 0;
 }
 
 /* Events, target, permissions, the workload (waiting), the events opened and mapped. */
@@ -1525,12 +1678,13 @@ static int record_prepare(struct record *rec, struct pd_buf *kmaps)
 	else
 		evlist_add_default(&rec->evl);
 
-	if (target_init(&rec->target, o->system_wide, o->cpu_list, o->pid_list, o->tid_list))
+	if (target_init(&rec->target, o->system_wide, o->cpu_list, o->pid_list, o->tid_list,
+			o->uid))
 		return -1;
 	rec->target.workload_target = o->argc && !rec->target.system_wide && !rec->target.task;
 	/* As perf: --per-thread means nothing to a system-wide recording. */
-	if (o->per_thread && !rec->target.system_wide && target_per_thread(&rec->target))
-		return -1;
+	if (o->per_thread && !rec->target.system_wide)
+		target_per_thread(&rec->target);
 
 	/* Hooks declare their attrs first: the number of attrs decides PERF_SAMPLE_IDENTIFIER. */
 	rec->declaring = true;
@@ -1579,7 +1733,7 @@ static int record_prepare(struct record *rec, struct pd_buf *kmaps)
 	if (rec->target.workload_target)
 		rec->target.threads[0] = rec->target.workload_pid;
 	if (evlist_open(&rec->evl, &rec->target) ||
-	    evlist_mmap(&rec->evl, &rec->target, o->mmap_pages))
+	    evlist_mmap(&rec->evl, &rec->target, o->mmap_pages) || open_switch_events(rec))
 		return -1;
 
 	rec->stats.nr_cpus = rec->target.nr_cpus;
@@ -1666,7 +1820,12 @@ static int record_open_output(struct record *rec, bool first)
 		rec->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (start_writer(rec))
 		return -1;
-	return synthesize(rec, &rec->kmaps);
+	if (o->tail_synthesize) {
+		struct pd_record_header init = { PD_RECORD_FINISHED_INIT, 0, sizeof(init) };
+
+		return record_emit(rec, &init, sizeof(init));
+	}
+	return synthesize(rec, &rec->kmaps, true);
 }
 
 /*
@@ -1678,8 +1837,9 @@ static int switch_output(struct record *rec)
 {
 	int err;
 
-	while (drain_pass(rec, true))
-		;
+	drain_all(rec);
+	if (rec->opts.tail_synthesize && synthesize(rec, &rec->kmaps, false))
+		return -1;
 	wthread_end_time(rec->wt, record_now(rec));
 	err = wthread_stop(rec->wt);
 	if (err)
@@ -1788,12 +1948,13 @@ static int record_finish(struct record *rec, int err)
 	if (!err) {
 		struct lost_ctx lc = { rec, PD_BUF_INIT };
 
-		while (drain_pass(rec, true))
-			;
+		drain_all(rec);
 		evlist_read_lost(&rec->evl, &rec->target, add_lost, &lc);
 		if (lc.out.len)
 			record_emit(rec, lc.out.data, lc.out.len);
 		pd_buf_release(&lc.out);
+		if (rec->opts.tail_synthesize && synthesize(rec, &rec->kmaps, false))
+			err = -2;
 		/*
 		 * Everything the kernel wrote is queued: the writer closes the throttles still in
 		 * force at this time, before the stop hooks take their last snapshot.
@@ -1972,8 +2133,8 @@ int record_run(struct record *rec, const struct record_opts *opts,
 		goto out;
 	if (record_open_output(rec, true))
 		goto out_abort;
-	/* Kept for the files --switch-output starts, and for them only. */
-	if (!rec->opts.switch_output)
+	/* Kept for the files --switch-output starts and for --tail-synthesize only. */
+	if (!rec->opts.switch_output && !rec->opts.tail_synthesize)
 		pd_buf_release(&rec->kmaps);
 	err = record_start(rec);
 	if (err) {

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <mntent.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,8 +119,91 @@ static int parse_pids(const char *list, const char *opt, pid_t **out, int *n)
 	return 0;
 }
 
+int target_parse_uid(const char *user, uid_t *uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096], *end;
+	long v;
+
+	if (!getpwnam_r(user, &pw, buf, sizeof(buf), &res) && res) {
+		*uid = res->pw_uid;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(user, &end, 10);
+	if (!*user || *end || errno || v < 0)
+		return error("Invalid User: %s", user);
+	/* As perf: a number names a user only when the user exists. */
+	if (getpwuid_r((uid_t)v, &pw, buf, sizeof(buf), &res) || !res)
+		return error("Problems obtaining information for user %s", user);
+	*uid = res->pw_uid;
+	return 0;
+}
+
+/* -u: every thread of every process the user owns now (perf's thread_map__new_by_uid()). */
+static int add_user_threads(struct target *t, uid_t uid)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir))) {
+		char path[64], *end;
+		long pid = strtol(d->d_name, &end, 10);
+		struct stat st;
+
+		if (*end || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld", pid);
+		if (stat(path, &st) || st.st_uid != uid)
+			continue;
+		/* A process that exits meanwhile is no error: the user's others are recorded. */
+		if (!add_threads_of(t, (pid_t)pid))
+			add_pid(&t->pids, &t->nr_pids, (pid_t)pid);
+	}
+	closedir(dir);
+	return 0;
+}
+
+/* The cgroup hierarchy perf opens -G in: perf_event's v1 mount if there is one, else cgroup2. */
+static int cgroup_mount(char *dir, size_t len)
+{
+	struct mntent ent, *m;
+	char buf[4096];
+	FILE *f = setmntent("/proc/self/mounts", "r");
+	bool v1 = false;
+
+	if (!f)
+		return -errno;
+	*dir = 0;
+	while (!v1 && (m = getmntent_r(f, &ent, buf, sizeof(buf)))) {
+		if (!strcmp(m->mnt_type, "cgroup") && hasmntopt(m, "perf_event"))
+			v1 = true;
+		else if (strcmp(m->mnt_type, "cgroup2") || *dir)
+			continue;
+		snprintf(dir, len, "%s", m->mnt_dir);
+	}
+	endmntent(f);
+	return *dir ? 0 : -ENOENT;
+}
+
+int target_open_cgroup(const char *name, char *path, size_t len)
+{
+	char mnt[PATH_MAX];
+	int err = cgroup_mount(mnt, sizeof(mnt)), fd;
+
+	if (err) {
+		snprintf(path, len, "%s", name);
+		return err;
+	}
+	snprintf(path, len, "%s/%s", mnt, name);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 int target_init(struct target *t, bool system_wide, const char *cpu_list, const char *pid_list,
-		const char *tid_list)
+		const char *tid_list, const char *uid)
 {
 	memset(t, 0, sizeof(*t));
 	t->workload_pid = -1;
@@ -169,6 +254,20 @@ int target_init(struct target *t, bool system_wide, const char *cpu_list, const 
 		}
 		return 0;
 	}
+	if (uid) {
+		uid_t u;
+		int err;
+
+		if (target_parse_uid(uid, &u))
+			return -1;
+		t->task = true;
+		err = add_user_threads(t, u);
+		if (err)
+			return error("-u %s: cannot list the processes: %s", uid, strerror(-err));
+		if (!t->nr_threads)
+			return error("-u %s: the user has no processes to record", uid);
+		return 0;
+	}
 
 	t->system_wide = system_wide || cpu_list;
 	t->threads = xmalloc(sizeof(pid_t));
@@ -177,15 +276,11 @@ int target_init(struct target *t, bool system_wide, const char *cpu_list, const 
 	return 0;
 }
 
-int target_per_thread(struct target *t)
+void target_per_thread(struct target *t)
 {
-	/* One ring per task: the kernel redirects no event into another task's per-task ring. */
-	if (t->nr_threads > 1)
-		return error("--per-thread with %d threads is not supported by prec yet: give one "
-			     "thread (-t) or a command", t->nr_threads);
 	t->cpus[0] = -1;
 	t->nr_cpus = 1;
-	return 0;
+	t->per_thread = true;
 }
 
 /* Is path a file we may execute? 0, or the errno execve() would give. */

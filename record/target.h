@@ -8,6 +8,7 @@
 #define PREC_RECORD_TARGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct target {
@@ -19,7 +20,8 @@ struct target {
 	int nr_pids;
 	bool system_wide;   /* -a or -C: pid -1 */
 	bool cpu_list;      /* -C: a subset of the CPUs */
-	bool task;          /* -p or -t */
+	bool task;          /* -p, -t or -u */
+	bool per_thread;    /* --per-thread: cpu -1, one ring per thread */
 
 	/* The workload. */
 	pid_t workload_pid;  /* -1 when there is none */
@@ -44,22 +46,37 @@ int target_online_cpus(int **cpus);
 int target_parse_cpu_list(const char *list, int **cpus);
 
 /**
- * target_init - fill t from the options: CPUs, and the threads of -p/-t (or -1).
+ * target_init - fill t from the options: CPUs, and the threads of -p/-t/-u (or -1).
  * @pid_list: -p, comma-separated, or NULL
  * @tid_list: -t, or NULL
+ * @uid: -u, a user name or number, or NULL; -p and -t override it, as in perf
  *
  * Return: 0, or -1 after an error message.
  */
 int target_init(struct target *t, bool system_wide, const char *cpu_list, const char *pid_list,
-		const char *tid_list);
+		const char *tid_list, const char *uid);
+
+/**
+ * target_parse_uid - -u: the user id of a user name or number, as perf's target__parse_uid().
+ *
+ * Return: 0 and *uid, or -1 after perf's one-line message.
+ */
+int target_parse_uid(const char *user, uid_t *uid);
+
+/**
+ * target_open_cgroup - -G: open the directory of cgroup name, for perf_event_open() with
+ * PERF_FLAG_PID_CGROUP, in the hierarchy perf uses (a cgroup v1 perf_event mount, else cgroup2).
+ * @path: receives the directory's path, for the message of a failure
+ *
+ * Return: the directory's fd, or a negative errno.
+ */
+int target_open_cgroup(const char *name, char *path, size_t len);
 
 /**
  * target_per_thread - --per-thread: open the events on the target's tasks on any CPU (cpu -1),
- * one ring buffer per task, instead of once per CPU.
- *
- * Return: 0, or -1 after an error message (more than one thread).
+ * one ring buffer per thread, instead of once per CPU.
  */
-int target_per_thread(struct target *t);
+void target_per_thread(struct target *t);
 
 /**
  * target_find_command - check that argv0 can be executed, as execvp() would find it.

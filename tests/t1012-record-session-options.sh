@@ -42,12 +42,41 @@ test_expect "--per-thread: CPU_MAP is -1 and the events are not inherited, as pe
 test_expect "--per-thread: perf report reads it cleanly and finds hot3's functions" '
 	perf_clean perf report -i pt.data --stdio >pt.report && grep -q "hot_a" pt.report
 '
-test_expect "--per-thread with several threads is refused in one line" '
-	sleep 30 & s1=$!; sleep 30 & s2=$!
-	"$PREC" record -q $NONE --per-thread -t $s1,$s2 -o ptt.data 2>ptt.err; rc=$?
-	kill $s1 $s2
-	test $rc != 0 && test "$(wc -l <ptt.err)" = 1 && grep -q "not supported" ptt.err
+# --per-thread on several threads: one event and one ring per thread, as perf's own test runs it
+# (perf record -p PID --per-thread on perf test -w thloop); the sleep only says how long.
+perf test -w thloop 5 >/dev/null 2>&1 &
+TL=$!
+at_exit "kill $TL"
+for _ in $(seq 250); do
+	[ "$(ls /proc/$TL/task 2>/dev/null | wc -l)" -ge 2 ] && break
+	sleep 0.02
+done
+TIDS=$(ls /proc/$TL/task | sort -n | tr '\n' ' ')
+"$PREC" record -q $NONE --per-thread -e cpu-clock -c 250000 -p $TL -o ptp.data -- sleep 0.3 \
+	2>ptp.err
+"$PREC" record -q $NONE --per-thread -e cpu-clock -c 250000 -t "$(echo $TIDS | tr ' ' ,)" \
+	-o ptt.data -- sleep 0.3 2>ptt.err
+# last: the process does not outlive perf's recording
+perf record -q --per-thread -e cpu-clock -c 250000 -p $TL -o ptp-perf.data -- sleep 0.3 \
+	>/dev/null 2>&1
+maps() {
+	perf report -D -i "$1" 2>/dev/null | grep -E "^(0 )?0x.*PERF_RECORD_(THREAD|CPU)_MAP" |
+		sed -E "s/^(0 )?0x[0-9a-f]* \[0x[0-9a-f]*\]: //"
+}
+test_expect "--per-thread -p of a threaded process: perf's THREAD_MAP and CPU_MAP -1" '
+	no_stderr ptp.err && maps ptp-perf.data >ptp-perf.maps && test -s ptp-perf.maps &&
+	maps ptp.data | diff -u ptp-perf.maps - && grep -q "CPU_MAP: -1$" ptp-perf.maps
 '
+test_expect "--per-thread -p: samples of every thread, read cleanly by perf" '
+	test "$(perf script -i ptp.data -F tid 2>/dev/null | tr -d " " | sort -un | tr "\n" " ")" \
+		= "$TIDS" && perf_clean perf report -i ptp.data --stdio >ptp.report
+'
+test_expect "--per-thread -t TID,TID: both threads, one ring each" '
+	no_stderr ptt.err &&
+	test "$(perf script -i ptt.data -F tid 2>/dev/null | tr -d " " | sort -un | tr "\n" " ")" \
+		= "$TIDS"
+'
+kill $TL 2>/dev/null
 
 # --synth: what is synthesized of a process that existed before (-p).
 sleep 30 &
@@ -222,7 +251,7 @@ test_expect "-r, --no-buffering, --mmap-flush, --aio, --affinity, --proc-map-tim
 	perf evlist -v -i acc.data | grep -q "{ wakeup_events, wakeup_watermark }: 1"
 '
 for refused in "-S:No AUX area tracing to snapshot" "--aux-sample:No AUX area event to sample" \
-	"--off-cpu:not supported" "--kcore:not supported" "--overwrite:not supported" \
+	"--off-cpu:not supported" \
 	"--vmlinux=/no/such:Invalid file: /no/such"; do
 	opt=${refused%%:*}
 	why=${refused#*:}
