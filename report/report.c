@@ -192,6 +192,7 @@ static const struct option long_options[] = {
     {"show-nr-samples", no_argument, NULL, 'n'},
     {"show-total-period", no_argument, NULL, OPT_SHOW_TOTAL_PERIOD},
     {"show-cpu-utilization", no_argument, NULL, OPT_SHOW_CPU_UTIL},
+    {"showcpuutilization", no_argument, NULL, OPT_SHOW_CPU_UTIL}, /* perf's older name */
     {"field-separator", required_argument, NULL, 't'},
     {"percentage", required_argument, NULL, OPT_PERCENTAGE},
     {"fields", required_argument, NULL, 'F'},

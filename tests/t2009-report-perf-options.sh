@@ -82,7 +82,8 @@ rm -f "$HOME/.perfconfig"
 # 2. the columns, laid out as perf lays them out (rows under 0.5% aside: ties among them)
 for f in plain pplain chains pchains; do
 	for a in "-n" "--show-total-period" "--show-cpu-utilization" \
-		"-n --show-total-period --show-cpu-utilization" "-t," "--field-separator=: -n"; do
+		"-n --show-total-period --show-cpu-utilization" "-t," "--field-separator=: -n" \
+		"--showcpuutilization"; do
 		test_expect "$f: $a is perf's" "same $f.data --percent-limit 0.5 -g none $a"
 	done
 done
