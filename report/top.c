@@ -273,6 +273,17 @@ static void unelide(struct columns *c)
 			c->v[k].elide = false;
 }
 
+/*
+ * perf filters the rows by --dsos, --symbols and --symbol-filter. prec drops the samples whose
+ * own frame fails them, which leaves the rows of the children view that only call chains made:
+ * those are filtered here, as perf filters them.
+ */
+static bool row_filtered(const struct profile *p, const struct hist_entry *e)
+{
+	return p->o->children &&
+	       filter_frame_skip(&p->o->filter, (u32)e->attr, session_frame(&p->s, e->frame));
+}
+
 /* The widths of the columns for the rows of hs: the widest value, at least the title. */
 static void compute_widths(struct profile *p, const struct hists *hs, struct columns *c)
 {
@@ -285,7 +296,7 @@ static void compute_widths(struct profile *p, const struct hists *hs, struct col
 		const struct frame *fr = session_frame(&p->s, e->frame);
 		u32 l;
 
-		if (o->exclude_other && !e->parent)
+		if ((o->exclude_other && !e->parent) || row_filtered(p, e))
 			continue; /* -x: as wide as the rows shown, as perf's */
 		l = (u32)strlen(e->thread->comm);
 
@@ -1048,7 +1059,7 @@ int view_table(struct profile *p, FILE *out)
 			/* -x leaves out the [other] rows, as perf's */
 			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) <
 				o->percent_limit ||
-			    (o->exclude_other && !e->parent))
+			    (o->exclude_other && !e->parent) || row_filtered(p, e))
 				continue;
 			print_row(p, hs, e, &c, out);
 			if (graph && o->chain_mode == CHAIN_FLAT)
@@ -1240,7 +1251,7 @@ int view_json(struct profile *p, FILE *out)
 			/* -x leaves out the [other] rows, as perf's */
 			if (pct(entry_shown_period(o, e), hists_pct_total(o, hs)) <
 				o->percent_limit ||
-			    (o->exclude_other && !e->parent))
+			    (o->exclude_other && !e->parent) || row_filtered(p, e))
 				continue;
 			fprintf(out,
 				"%s\n        {\"overhead\": %.6f, \"samples\": %" PRIu64
