@@ -476,11 +476,17 @@ svg_ok() {
 	"$PYTHON" "$CMP" svg flame.svg prec.folded
 }
 
-usage_error() {
-	local rc
+# report_fails RC ARGS...: prec report ARGS exits RC with one line on stderr (in err), "prec...".
+report_fails() {
+	local want=$1 rc
+	shift
 	"$PREC" report "$@" >out 2>err
 	rc=$?
-	[ $rc = 2 ] || { cat err; fail "exit $rc from: $*"; } || return 1
+	[ $rc = "$want" ] || { cat err; fail "exit $rc from: $*"; } || return 1
 	[ "$(wc -l <err)" = 1 ] || { cat err; fail "not one line on stderr"; } || return 1
 	grep -q '^prec' err || fail "the line does not start with prec"
+}
+
+usage_error() {
+	report_fails 2 "$@"
 }

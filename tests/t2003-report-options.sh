@@ -10,12 +10,7 @@
 
 # one_error ARGS...: exit status 1 and exactly one "prec: " line on stderr.
 one_error() {
-	local rc
-	"$PREC" report "$@" >out 2>err
-	rc=$?
-	[ $rc = 1 ] || { cat err; fail "exit $rc from: $*"; } || return 1
-	[ "$(wc -l <err)" = 1 ] || { cat err; fail "not one line on stderr"; } || return 1
-	grep -q '^prec: ' err || fail "the line does not start with prec:"
+	report_fails 1 "$@" && grep -q '^prec: ' err || fail "the line does not start with prec:"
 }
 
 test_expect "an unknown sort key" 'usage_error --sort comm,nosuchkey && grep -q nosuchkey err'
