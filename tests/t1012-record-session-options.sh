@@ -43,8 +43,9 @@ test_expect "--per-thread: perf report reads it cleanly and finds hot3's functio
 	perf_clean perf report -i pt.data --stdio >pt.report && grep -q "hot_a" pt.report
 '
 # --per-thread on several threads: one event and one ring per thread, as perf's own test runs it
-# (perf record -p PID --per-thread on perf test -w thloop); the sleep only says how long.
-perf test -w thloop 5 >/dev/null 2>&1 &
+# (perf record -p PID --per-thread on perf test -w thloop); the sleep only says how long, and
+# thloop runs long enough for three recordings on a busy machine (it is killed after them).
+perf test -w thloop 60 >/dev/null 2>&1 &
 TL=$!
 at_exit "kill $TL"
 for _ in $(seq 250); do
@@ -201,10 +202,14 @@ test_expect "--control: enable and disable say so, evlist names the event" '
 	grep -qx cpu-clock ctl.err
 '
 
-# --switch-output=signal: SIGUSR2 from the workload (prec is its parent) rotates the file.
+# --switch-output=signal: SIGUSR2 from the workload (prec is its parent) rotates the file. The
+# workload waits for each rotated file before it signals again: two signals sent before the
+# recorder runs are one, for the kernel (on a busy machine).
 "$PREC" record $NONE -e cpu-clock -o sw.data --switch-output --summary=perf -- \
-	sh -c "$HOT3 -c 0.1; kill -USR2 \$PPID; $HOT3 -c 0.1; kill -USR2 \$PPID; $HOT3 -c 0.1" \
-	2>sw.err
+	sh -c "rotated() { i=0; while [ \$(ls sw.data.* 2>/dev/null | wc -l) -lt \$1 ] &&
+		[ \$i -lt 600 ]; do sleep 0.05; i=\$((i + 1)); done; }
+		$HOT3 -c 0.1; kill -USR2 \$PPID; rotated 1
+		$HOT3 -c 0.1; kill -USR2 \$PPID; rotated 2; $HOT3 -c 0.1" 2>sw.err
 test_expect "--switch-output: three files, each named with perf's timestamp" '
 	cat sw.err; test "$(ls sw.data.* | grep -cE "^sw\.data\.[0-9]{16}$")" = 3 &&
 	! test -e sw.data &&
