@@ -86,6 +86,14 @@ for f in pp cg; do
 		same_table '$f'.data --symbol-filter=HOT_'
 done
 
+test_expect "cg: the children view shows only the rows the filter names, as perf" '
+	prec_ok prec.out cg.data --children -g none --symbol-filter hot_ &&
+	grep "%" prec.out | grep -v "^#" | grep -v "\[prec:" >rows && grep -q "hot_a" rows &&
+	! grep -v "\] hot_" rows &&
+	perf_clean perf report -i cg.data --stdio --children -g none --symbol-filter hot_ >perf.out &&
+	grep "%" perf.out | grep -v "^#" | grep -v "\[prec:" | awk "{print \$NF}" | sort >perf.s &&
+	awk "{print \$NF}" rows | sort >prec.s && diff perf.s prec.s'
+
 test_expect "pg: --time in percent slices" '
 	same_time pg.data --time 10%/2 && fewer pg.data &&
 	same_time pg.data --time 0%-10%,30%-40% && same_time pg.data --time 10%/2,10%/4'
