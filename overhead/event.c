@@ -66,6 +66,7 @@ static const char *const type_names[OVERHEAD_TYPE_NR] = {
 	[OVERHEAD_TYPE_LOST] = "lost",
 	[OVERHEAD_TYPE_RECORDER] = "recorder",
 	[OVERHEAD_TYPE_WRITE] = "write",
+	[OVERHEAD_TYPE_AGGREGATE] = "aggregate",
 };
 
 /**
@@ -100,6 +101,7 @@ static const char *const type_symbols[OVERHEAD_TYPE_NR + 1] = {
 	[OVERHEAD_TYPE_LOST] = "[prec:lost]",
 	[OVERHEAD_TYPE_RECORDER] = "[prec:recorder]",
 	[OVERHEAD_TYPE_WRITE] = "[prec:write]",
+	[OVERHEAD_TYPE_AGGREGATE] = "[prec:aggregate]",
 	[OVERHEAD_TYPE_OTHER] = "[prec:other]",
 };
 

@@ -9,7 +9,8 @@
  *	 0 u16 common_type = OVERHEAD_EVENT_ID, u8 common_flags, u8 common_preempt_count
  *	 4 s32 common_pid
  *	 8 s64 cpu		CPU the figure is for; -1 for whole-session costs
- *	16 char type[16]	sample, stolen, mux, sideband, recorder, write, throttle, lost
+ *	16 char type[16]	sample, stolen, mux, sideband, recorder, write, throttle, lost,
+ *				aggregate
  *	32 u64 nr		events counted (samples, rotations, records, ...)
  *	40 u64 time_ns		their cost in ns (0 with estimated=2: unavailable)
  *	48 u64 span_ns		the length of time the figure covers
@@ -59,7 +60,8 @@ enum overhead_estimated {
  * sampling handler (sample) and what sampling steals from the program in all (stolen), the
  * multiplexing rotation (mux), side-band records (sideband), time throttled without samples
  * (throttle), records the ring buffers dropped (lost), and the recorder's own CPU time and write
- * time (recorder, write; cpu -1).
+ * time (recorder, write; cpu -1), and the run time of the BPF program that counts stacks in the
+ * kernel under --aggregate (aggregate).
  */
 enum overhead_type {
 	OVERHEAD_TYPE_SAMPLE,
@@ -70,6 +72,7 @@ enum overhead_type {
 	OVERHEAD_TYPE_LOST,
 	OVERHEAD_TYPE_RECORDER,
 	OVERHEAD_TYPE_WRITE,
+	OVERHEAD_TYPE_AGGREGATE,
 	OVERHEAD_TYPE_NR,
 	OVERHEAD_TYPE_OTHER = OVERHEAD_TYPE_NR, /* a name this prec does not know (a newer one) */
 };

@@ -264,6 +264,10 @@ int overhead_facts_encode(const struct overhead_facts *f, struct pd_buf *out)
 		line(out, "interval_ns=%" PRIu64, f->interval_ns);
 	if (f->counters_interval_ns)
 		line(out, "counters.interval_ns=%" PRIu64, f->counters_interval_ns);
+	if (f->aggregate_interval_ns)
+		line(out, "aggregate.interval_ns=%" PRIu64, f->aggregate_interval_ns);
+	if (f->aggregate_entries)
+		line(out, "aggregate.entries=%" PRIu64, f->aggregate_entries);
 	if (f->max_rate_before)
 		line(out, "max_sample_rate.before=%" PRIu64, f->max_rate_before);
 	if (f->max_rate_after)
@@ -312,6 +316,8 @@ int overhead_facts_encode(const struct overhead_facts *f, struct pd_buf *out)
 			line(out, "event.%" PRIu32 ".period=%" PRIu64, e->idx, e->period);
 		if (e->shared_with >= 0)
 			line(out, "event.%" PRIu32 ".shared_with=%d", e->idx, e->shared_with);
+		if (e->aggregated)
+			line(out, "event.%" PRIu32 ".aggregated=1", e->idx);
 	}
 	/* NUL-terminated, and a whole number of u64s like every other section. */
 	pd_buf_append(out, "", 1);
@@ -495,7 +501,8 @@ static int set_event(struct parser *p, const char *key, const char *v)
 	if (idx < 0)
 		return bad(p, -EINVAL, "event.%s: not an event index up to %d", key,
 			   OVERHEAD_FACTS_MAX_EVENT);
-	if (strcmp(rest, "freq") && strcmp(rest, "period") && strcmp(rest, "shared_with"))
+	if (strcmp(rest, "freq") && strcmp(rest, "period") && strcmp(rest, "shared_with") &&
+	    strcmp(rest, "aggregated"))
 		return 0;
 	e = overhead_facts_event(p->f, (u32)idx);
 	if (!e)
@@ -506,6 +513,10 @@ static int set_event(struct parser *p, const char *key, const char *v)
 		e->freq = n;
 	} else if (!strcmp(rest, "period")) {
 		e->period = n;
+	} else if (!strcmp(rest, "aggregated")) {
+		if (n > 1)
+			return bad(p, -EINVAL, "event.%s: not 0 or 1: '%s'", key, v);
+		e->aggregated = n == 1;
 	} else {
 		if (n > OVERHEAD_FACTS_MAX_EVENT)
 			return bad(p, -EINVAL, "event.%s: no such event index: '%s'", key, v);
@@ -546,6 +557,10 @@ static int set_key(struct parser *p, const char *key, char *v)
 		return set_u64(p, key, v, &f->interval_ns);
 	else if (!strcmp(key, "counters.interval_ns"))
 		return set_u64(p, key, v, &f->counters_interval_ns);
+	else if (!strcmp(key, "aggregate.interval_ns"))
+		return set_u64(p, key, v, &f->aggregate_interval_ns);
+	else if (!strcmp(key, "aggregate.entries"))
+		return set_u64(p, key, v, &f->aggregate_entries);
 	else if (!strcmp(key, "max_sample_rate.before"))
 		return set_u64(p, key, v, &f->max_rate_before);
 	else if (!strcmp(key, "max_sample_rate.after"))

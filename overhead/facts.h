@@ -49,6 +49,14 @@
  *	counters.interval_ns=1000000000		--count-interval: the counters were read (STAT,
  *						STAT_ROUND records) this often and at the end;
  *						absent when nothing was read
+ *	event.0.aggregated=1			--aggregate: event 0's samples were counted in
+ *						the kernel; each SAMPLE stands for one key
+ *						(task, stacks), its PERIOD the summed period and
+ *						its WEIGHT the number of kernel samples
+ *	aggregate.interval_ns=1000000000	--aggregate-interval: how often the maps were
+ *						taken (and at the end); absent without
+ *						--aggregate
+ *	aggregate.entries=16384			--aggregate-entries: the keys the count map holds
  *
  * Numbers are decimal (ns figures with three decimals). A calibrated ns, min_ns or max_ns is a
  * difference (time lost with sampling, a record or the collector, minus time lost without) and
@@ -97,7 +105,9 @@
  *
  *		fe->freq = the -F asked for, before cap_frequency() (st->freq_requested), or
  *		fe->period = the -c asked for; fe->shared_with = the index read instead, if any;
+ *		fe->aggregated = true when --aggregate counted its samples in the kernel;
  *	f.counters_interval_ns = the --count-interval when the counters are read;
+ *	f.aggregate_interval_ns, f.aggregate_entries = --aggregate-interval, --aggregate-entries;
  *	if (!overhead_facts_encode(&f, &b))
  *		record_set_feature(rec, PD_FEAT_PREC, b.data, b.len);
  *	pd_buf_release(&b);
@@ -151,6 +161,7 @@ struct overhead_fact_event {
 	u64 freq;        /* -F asked for (before the kernel's limit capped it); 0: not known */
 	u64 period;      /* -c asked for; 0: not known */
 	int shared_with; /* the attr index whose counter it reads; -1: opened itself */
+	bool aggregated; /* --aggregate: its samples were counted in the kernel (WEIGHT: how many) */
 };
 
 struct overhead_facts {
@@ -160,6 +171,8 @@ struct overhead_facts {
 	char source_reason[OVERHEAD_FACTS_STR_MAX + 1]; /* "" when the source ran */
 	u64 interval_ns;            /* 0: unknown */
 	u64 counters_interval_ns;   /* --count-interval; 0: no counter readings (or unknown) */
+	u64 aggregate_interval_ns;  /* --aggregate-interval; 0: not aggregated (or unknown) */
+	u64 aggregate_entries;      /* --aggregate-entries; 0: not aggregated (or unknown) */
 	u64 max_rate_before;        /* 0: unknown */
 	u64 max_rate_after;         /* 0: unknown */
 	int nmi_watchdog;           /* -1: unknown */

@@ -174,6 +174,9 @@ static void test_facts(void)
 	e = overhead_facts_event(&f, 2);
 	e->period = 100003;
 	e->shared_with = 1;
+	overhead_facts_event(&f, 4)->aggregated = true;
+	f.aggregate_interval_ns = 2 * SEC;
+	f.aggregate_entries = 4096;
 
 	is(overhead_facts_encode(&f, &b), 0, "facts: encode");
 	is(b.len % 8, 0, "facts: the payload is a whole number of u64s");
@@ -231,8 +234,12 @@ static void test_facts(void)
 
 		ok(e0 && e0->freq == 50000 && e0->period == 0 && e0->shared_with == -1,
 		   "facts: event 0 asked for -F 50000");
-		ok(e2 && e2->period == 100003 && e2->shared_with == 1,
+		ok(e2 && e2->period == 100003 && e2->shared_with == 1 && !e2->aggregated,
 		   "facts: event 2: -c, shared");
+		ok(overhead_facts_find_event(&g, 4) && overhead_facts_find_event(&g, 4)->aggregated,
+		   "facts: event 4 was aggregated");
+		ok(g.aggregate_interval_ns == 2 * SEC && g.aggregate_entries == 4096,
+		   "facts: the aggregation's interval and map size");
 	}
 	overhead_facts_release(&g);
 	overhead_facts_release(&f);
@@ -283,6 +290,8 @@ static void test_facts(void)
 	is(overhead_facts_decode("prec-facts 1\nevent.1.shared_with=70000\n", 40, &g, why,
 				 sizeof(why)),
 	   -EINVAL, "facts: shared_with an event out of range");
+	is(overhead_facts_decode("prec-facts 1\nevent.1.aggregated=2\n", 34, &g, why, sizeof(why)),
+	   -EINVAL, "facts: aggregated is 0 or 1");
 	is(overhead_facts_decode("prec-facts 1\nnmi_watchdog=-3\n", 29, &g, why, sizeof(why)),
 	   -EINVAL, "facts: nmi_watchdog out of range");
 	{

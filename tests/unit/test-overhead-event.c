@@ -352,7 +352,7 @@ static void test_types(void)
 	ok(round, "every type's name parses back to it");
 	ok(fits, "and fits the type field");
 	is_str(overhead_type_name(OVERHEAD_TYPE_SAMPLE), "sample", "the first type is sample");
-	is_str(overhead_type_name(OVERHEAD_TYPE_WRITE), "write", "the last is write");
+	is_str(overhead_type_name(OVERHEAD_TYPE_AGGREGATE), "aggregate", "the last is aggregate");
 	is(overhead_type_parse("sampl"), OVERHEAD_TYPE_OTHER, "a name it does not know is other");
 	is(overhead_type_parse(NULL), OVERHEAD_TYPE_OTHER, "so is NULL");
 	ok(!overhead_type_name(OVERHEAD_TYPE_OTHER) && !overhead_type_name((enum overhead_type)-1),
