@@ -132,6 +132,8 @@ test_skip() {
 
 done_testing() {
 	echo "1..$_t_count"
+	# The wall time, for tools/check.sh's list of the slowest files (not an assertion).
+	echo "# elapsed ${SECONDS}s"
 	[ $_t_failed = 0 ]
 }
 

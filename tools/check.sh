@@ -32,6 +32,13 @@ done
 grep -h '^\(PASS\|FAIL\|SKIP\|ERROR\|XPASS\):' build/check.out build-asan/check.out 2>/dev/null |
 	grep -v '^PASS' || true
 
+# The slowest test files, from the wall time each prints last (tests/lib.sh), to keep the
+# suite's time in view.
+echo "slowest test files (wall seconds):"
+grep -H '^# elapsed [0-9]*s$' build/tests/*.log 2>/dev/null |
+	sed 's|^build/tests/\(.*\)\.log:# elapsed \([0-9]*\)s$|\2 \1|' | sort -rn | head -8 |
+	sed 's/^/  /'
+
 results=$(cat build/tests/*.trs build/tests/*/*.trs build-asan/tests/*.trs \
 	build-asan/tests/*/*.trs 2>/dev/null | grep '^:test-result:')
 passed=$(grep -c ': PASS' <<<"$results")
