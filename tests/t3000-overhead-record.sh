@@ -195,13 +195,16 @@ test_expect "stolen time: nr = the samples taken on each CPU, at the calibrated 
 	grep -q "^ *[0-9]  stolen .* calibration  estimated" rec.txt
 '
 
-test_expect "handler time about 1 us and stolen time about 14 us per sample (0.2-5 us, 3-60 us)" '
+# The handler takes about 1 us here when the machine is quiet; a host busy with other guests
+# stretches it (6.7 us seen under a loaded CI run), so the bound is wide enough for that and
+# still catches a figure in the wrong unit or of the wrong thing.
+test_expect "handler time about 1 us and stolen time about 14 us per sample (0.2-20 us, 3-60 us)" '
 	c=$(sort -k2 -n rec.samples | tail -1 | cut -d" " -f1)
 	set -- $(json rec.json "list(cost($c, \"sample\")) + list(cost($c, \"stolen\"))" | tr -d "[],")
 	h=$(awk -v n="$1" -v t="$2" "BEGIN { printf \"%.0f\", t / n }")
 	s=$(awk -v n="$3" -v t="$4" "BEGIN { printf \"%.0f\", t / n }")
 	echo "CPU $c: handler $h ns, stolen $s ns per sample"
-	[ "$h" -ge 200 ] && [ "$h" -le 5000 ] && [ "$s" -ge 3000 ] && [ "$s" -le 60000 ] &&
+	[ "$h" -ge 200 ] && [ "$h" -le 20000 ] && [ "$s" -ge 3000 ] && [ "$s" -le 60000 ] &&
 	[ "$s" -gt "$h" ]
 '
 

@@ -112,6 +112,15 @@ static void test_stolen(const struct cpu_map *m)
 	free(out);
 }
 
+/* Whether every CPU that has no figure failed because each of its runs was disturbed. */
+static bool disturbed_only(const struct overhead_calib *out, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		if (out[i].err && out[i].err != -EAGAIN)
+			return false;
+	return true;
+}
+
 static void test_collector(const struct cpu_map *m, enum overhead_source src, double *handler)
 {
 	const char *name = overhead_source_name(src);
@@ -148,7 +157,16 @@ static void test_collector(const struct cpu_map *m, enum overhead_source src, do
 	}
 #endif
 	snprintf(desc, sizeof(desc), "collector cost: %s calibrated on every CPU", name);
-	is(n, m->nr, desc);
+	if (n >= 0 && n < m->nr && disturbed_only(out, m->nr)) {
+		/*
+		 * Other load disturbed every run on some CPU in all three attempts, and the
+		 * calibration said so (-EAGAIN with its reason) instead of returning a figure:
+		 * what it should do on a machine this busy. Said, not passed.
+		 */
+		skip(desc, "every run on a CPU was disturbed by other load, three times over");
+	} else {
+		is(n, m->nr, desc);
+	}
 	if (n < 0)
 		diag("%s", why);
 	for (i = 0; n > 0 && i < m->nr; i++) {
