@@ -267,12 +267,18 @@ static void put_sample(struct offcpu *o, const struct perf_event_attr *attr,
 	s.sample_type = attr->sample_type;
 	s.misc = PERF_RECORD_MISC_USER;
 	/*
-	 * Only the user stack is taken. One that is missing or lost becomes the named frame, in
-	 * kernel mode where the KSYMBOL can name it, rather than an empty chain.
+	 * Only the user stack is taken. A task with none (-EFAULT: it was leaving, or never ran
+	 * in user mode) gets perf's empty user chain, which perf reports as [unknown]; a stack
+	 * the map could not hold becomes the named frame, in kernel mode where the KSYMBOL can
+	 * name it, so that reports say where time went to lost stacks.
 	 */
-	if (k->stack_id < 0 ||
-	    bpf_stack_callchain(fd, o->depth, -EFAULT, k->stack_id, OFFCPU_LOST_IP, chain, max,
-				&r) || r.user_lost) {
+	if (k->stack_id == -EFAULT) {
+		chain[0] = PERF_CONTEXT_USER;
+		chain[1] = 0;
+		r.nr = 1;
+	} else if (k->stack_id < 0 ||
+		   bpf_stack_callchain(fd, o->depth, -EFAULT, k->stack_id, OFFCPU_LOST_IP, chain,
+				       max, &r) || r.user_lost) {
 		chain[0] = PERF_CONTEXT_KERNEL;
 		chain[1] = OFFCPU_LOST_IP;
 		r.nr = 2;
