@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -51,30 +50,16 @@ struct offcpu {
 	struct pd_buf out;
 };
 
-/* libbpf's lines would interleave with the recorder's: the last error is kept for the reason. */
-static char libbpf_last[200];
-
-__attribute__((format(printf, 2, 0)))
-static int libbpf_keep(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	size_t n;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(libbpf_last, sizeof(libbpf_last), fmt, ap);
-	n = strlen(libbpf_last);
-	while (n && (libbpf_last[n - 1] == '\n' || libbpf_last[n - 1] == ' '))
-		libbpf_last[--n] = '\0';
-	return 0;
-}
-
+/*
+ * libbpf's own lines (the verifier's log) would interleave with the recorder's: it is silenced
+ * around the calls that load and attach, and the error says what failed.
+ */
 static int bpf_error(const char *what, int err)
 {
 	if (err == -EPERM || err == -EACCES)
 		return error("--off-cpu: cannot %s the BPF program: not permitted (needs root, or "
 			     "CAP_BPF and CAP_PERFMON)", what);
-	return error("--off-cpu: cannot %s the BPF program: %s%s%s%s", what, strerror(-err),
-		     libbpf_last[0] ? " (" : "", libbpf_last, libbpf_last[0] ? ")" : "");
+	return error("--off-cpu: cannot %s the BPF program: %s", what, strerror(-err));
 }
 
 /* A target that names no task, CPU or system: perf's target__none(). */
@@ -145,8 +130,7 @@ static int oc_declare(struct record *rec, void **priv)
 	o->idx = idx;
 
 	/* Loaded now, so that a kernel that refuses it fails the recording before it starts. */
-	libbpf_last[0] = '\0';
-	old = libbpf_set_print(libbpf_keep);
+	old = libbpf_set_print(NULL);
 	o->skel = off_cpu_bpf__open();
 	err = o->skel ? 0 : -errno;
 	if (!err) {
@@ -235,8 +219,7 @@ static int oc_open(struct record *rec, void *priv)
 	err = fill_filters(rec, o);
 	if (err)
 		return error("--off-cpu: cannot set the task filter: %s", strerror(-err));
-	libbpf_last[0] = '\0';
-	old = libbpf_set_print(libbpf_keep);
+	old = libbpf_set_print(NULL);
 	err = off_cpu_bpf__attach(o->skel);
 	libbpf_set_print(old);
 	if (err)
