@@ -121,4 +121,19 @@ test_expect "-p: only the threads of the pid" '
 	test "$(awk "{print \$1}" pid.script | sort -u)" = "$target"
 '
 
+# Without the rights to load a BPF program: one line that says why, before anything runs.
+if command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	test_expect "without CAP_BPF --off-cpu fails in one line, no file" '
+		setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups \
+			"$PREC" record $NONE --off-cpu -e dummy -o "$T/np.data" -- true 2>np.err
+		rc=$?
+		cat np.err
+		test $rc != 0 && test "$(wc -l <np.err)" = 1 &&
+		grep -q "^prec: --off-cpu: cannot load the BPF program: not permitted" np.err &&
+		! test -e "$T/np.data"
+	'
+else
+	test_skip "without CAP_BPF --off-cpu fails in one line, no file" "no setpriv or no nobody"
+fi
+
 done_testing
