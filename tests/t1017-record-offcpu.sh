@@ -63,18 +63,18 @@ test_expect "perf report: compute_fn tops cpu-clock" '
 '
 
 # Each off-CPU interval lies inside the interval sleepspin measures around its nanosleep(), so
-# their sum is at most what sleepspin measured, but for the clock reads: both are CLOCK_MONOTONIC,
-# read through different accessors (the kernel's NMI-safe one for BPF, the vDSO), which may
-# disagree by microseconds at each read: 1% of a 10 ms sleep is 100 us, far above that. Below, what
-# sleepspin measured beyond the off-CPU time is the CPU time of the calls (microseconds against
-# 10 ms) and any preemption between its clock reads and the switch, a time slice now and then on
-# a busy machine: 80% leaves room for that.
+# their sum should be at most what sleepspin measured, but for the clock reads: both are
+# CLOCK_MONOTONIC, read through different accessors (the kernel's NMI-safe one for BPF, the
+# vDSO or the syscall), and sums up to 0.6% above what sleepspin measured have been seen on a
+# virtual machine: 2% above is allowed. Below, what sleepspin measured beyond the off-CPU time
+# is the CPU time of the calls (microseconds against 10 ms) and any preemption between its clock
+# reads and the switch, a time slice now and then on a busy machine: 80% leaves room for that.
 test_expect "offcpu-time periods under sleep_fn sum to the time it slept" '
 	slept=$(sed -n "s/^slept //p" ss.out) &&
 	got=$(offcpu_sum ss.data sleep_fn) &&
 	echo "slept $slept ns, offcpu-time under sleep_fn $got ns" &&
 	test "${slept:-0}" -gt 0 && test "${got:-0}" -gt 0 &&
-	test "$got" -le $((slept * 101 / 100)) && test "$got" -ge $((slept * 8 / 10))
+	test "$got" -le $((slept * 102 / 100)) && test "$got" -ge $((slept * 8 / 10))
 '
 
 test_expect "prec report reads the offcpu-time section as perf does" '
