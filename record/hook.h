@@ -92,6 +92,7 @@ struct record_opts {
 	bool recalibrate;      /* --recalibrate */
 	const struct event_list *count_events; /* --count EVENTS; NULL when not given */
 	u64 count_interval_ns; /* --count-interval; 0 when not given */
+	bool off_cpu;          /* --off-cpu */
 
 	/* How the session runs (perf record's options of the same names); record.c fills them. */
 	bool per_thread;       /* --per-thread: one ring per thread (cpu -1), no per-CPU events */

@@ -23,6 +23,7 @@
 #include "prec.h"
 #include "record/cgroups.h"
 #include "record/counters.h"
+#include "record/off-cpu.h"
 #include "record/overhead.h"
 #include "record/parse-events.h"
 #include "record/record.h"
@@ -46,6 +47,9 @@ static const struct record_hook *const hooks[] = {
 	&overhead_hook,
 	&counters_hook,
 	&cgroups_hook,
+#ifdef HAVE_BPF
+	&off_cpu_hook,
+#endif
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -301,7 +305,8 @@ static void usage(FILE *f)
 	      "                            --switch-output on SIGUSR2)\n"
 	      "        --kcore             refused: \"kcore is not readable.\" as perf says without\n"
 	      "                            /proc/kcore; with it, not supported by prec yet\n"
-	      "        --off-cpu           refused: not supported by prec yet\n"
+	      "        --off-cpu           also record where the tasks wait off the CPU (BPF):\n"
+	      "                            the offcpu-time event, whose period is the time\n"
 	      "        --summary <prec|perf>\n"
 	      "                            the summary lines: prec's (default) or perf record's\n"
 	      "                            own words (also PREC_SUMMARY=perf)\n"
@@ -720,8 +725,13 @@ static int parse_session_option(struct record_opts *o, int c, const char *arg)
 		error("No AUX area event to sample");
 		return 1;
 	case OPT_OFF_CPU:
-		error("--off-cpu is not supported by prec yet");
+#ifdef HAVE_BPF
+		o->off_cpu = true;
+		break;
+#else
+		error("--off-cpu needs BPF: this prec was built without libbpf, clang and bpftool");
 		return 1;
+#endif
 	case OPT_OVERWRITE:
 		o->overwrite = true;
 		break;

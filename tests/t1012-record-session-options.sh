@@ -256,7 +256,6 @@ test_expect "-r, --no-buffering, --mmap-flush, --aio, --affinity, --proc-map-tim
 	perf evlist -v -i acc.data | grep -q "{ wakeup_events, wakeup_watermark }: 1"
 '
 for refused in "-S:No AUX area tracing to snapshot" "--aux-sample:No AUX area event to sample" \
-	"--off-cpu:not supported" \
 	"--vmlinux=/no/such:Invalid file: /no/such"; do
 	opt=${refused%%:*}
 	why=${refused#*:}
