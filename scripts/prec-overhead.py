@@ -145,7 +145,8 @@ def _cpus():
         spans = {}
         d = {"cpu": cpu, "samples": samples.get(cpu, 0), "handler_nr": 0, "handler_ns": 0,
              "stolen_nr": 0, "stolen_ns": 0, "mux_ns": 0, "sideband_ns": 0,
-             "aggregate_ns": 0, "have_aggregate": False, "have_stolen": False, "have_handler": False, "have_any": False,
+             "aggregate_ns": 0, "have_aggregate": False, "have_stolen": False,
+             "have_handler": False, "have_any": False,
              "stolen_reason": None, "lower_bound": False}
         for k, c in costs.items():
             if k[0] != cpu:

@@ -538,11 +538,13 @@ static void make_aggregated(const char *file, int argc, char **argv)
 	};
 	/* task-clock, not aggregated: one record per sample */
 	static const int plain[] = { SYM_HOT_A, SYM_HOT_A, SYM_HOT_A, SYM_HOT_B, SYM_HOT_C };
+	const size_t nr_plain = sizeof(plain) / sizeof(plain[0]);
 	const char *names[] = { "hot_a", "hot_b", "hot_c", "run_round", "main", "[lost stack]" };
 	struct perf_event_attr agg = base_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
 	struct perf_event_attr tc = base_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
 	struct pd_ksymbol_body ks = { .addr = LOST_STACK_IP, .len = 0x1000 };
-	u64 weight[6] = { 0 }, records[6] = { 0 }, total = 0, first, id_agg = 1001, id_tc = 1002;
+	u64 weight[6] = { 0 }, records[6] = { 0 }, total = 0, nrec = 0, first, id_agg = 1001,
+	    id_tc = 1002;
 	struct overhead_facts f;
 	struct pd_buf b = PD_BUF_INIT;
 	struct pd_sample s;
@@ -582,7 +584,7 @@ static void make_aggregated(const char *file, int argc, char **argv)
 	first = m.time;
 	for (int iv = 0; iv < 2; iv++) {
 		/* the plain event's samples during the interval, the keys at its end */
-		for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		for (i = 0; i < nr_plain; i++) {
 			u64 chain[4] = { PERF_CONTEXT_USER, inside(&h, plain[i]),
 					 inside(&h, SYM_RUN_ROUND), inside(&h, SYM_MAIN) };
 
@@ -636,24 +638,25 @@ static void make_aggregated(const char *file, int argc, char **argv)
 	}
 	exit_record(&m);
 	printf("event cpu-clock aggregated\nevent task-clock\n");
-	for (i = 0, b.len = 0; i < 6; i++) {
+	for (i = 0; i < 6; i++) {
 		if (!records[i])
 			continue;
 		printf("leaf cpu-clock %s %" PRIu64 " %" PRIu64 "\n", names[i], weight[i],
 		       records[i]);
-		b.len += records[i];
+		nrec += records[i];
 	}
-	printf("samples cpu-clock %" PRIu64 "\nrecords cpu-clock %zu\n", total, b.len);
+	printf("samples cpu-clock %" PRIu64 "\nrecords cpu-clock %" PRIu64 "\n", total, nrec);
 	printf("period cpu-clock %" PRIu64 "\n", total * 10007);
+	/* the plain samples, written in both intervals */
 	for (i = 0; i < 3; i++) {
 		u64 n = 0;
 
-		for (u32 j = 0; j < sizeof(plain) / sizeof(plain[0]); j++)
+		for (u32 j = 0; j < nr_plain; j++)
 			n += plain[j] == (int)i;
 		printf("leaf task-clock %s %" PRIu64 " %" PRIu64 "\n", names[i], 2 * n, 2 * n);
 	}
-	printf("samples task-clock %zu\nrecords task-clock %zu\n", 2 * sizeof(plain) / sizeof(plain[0]),
-	       2 * sizeof(plain) / sizeof(plain[0]));
+	printf("samples task-clock %zu\nrecords task-clock %zu\n", 2 * nr_plain,
+	       2 * nr_plain);
 	printf("entries %d\ninterval_ns %" PRIu64 "\n", AGG_ENTRIES, (u64)AGG_INTERVAL);
 
 	overhead_facts_init(&f);
@@ -662,7 +665,6 @@ static void make_aggregated(const char *file, int argc, char **argv)
 	if (!overhead_facts_event(&f, 0))
 		fail("out of memory");
 	overhead_facts_event(&f, 0)->aggregated = true;
-	b.len = 0;
 	check(overhead_facts_encode(&f, &b), "overhead_facts_encode");
 	check(pd_writer_set_feature(m.w, PD_FEAT_PREC, b.data, b.len), "PD_FEAT_PREC");
 	pd_buf_release(&b);
