@@ -475,6 +475,9 @@ static int add_to_interval(struct overhead_model *m, const struct overhead_recor
 	case OVERHEAD_TYPE_SIDEBAND:
 		c->sideband_ns = sat_add(c->sideband_ns, r->time_ns);
 		break;
+	case OVERHEAD_TYPE_AGGREGATE:
+		c->aggregate_ns = sat_add(c->aggregate_ns, r->time_ns);
+		break;
 	case OVERHEAD_TYPE_THROTTLE:
 		c->throttles = sat_add(c->throttles, r->nr);
 		iv->throttles = sat_add(iv->throttles, r->nr);
@@ -794,6 +797,12 @@ static void sum_costs(struct overhead_model *m, struct cpu_acc *acc)
 			c->sideband_nr = sat_add(c->sideband_nr, k->nr);
 			c->sideband_ns = sat_add(c->sideband_ns, k->time_ns);
 			break;
+		case OVERHEAD_TYPE_AGGREGATE:
+			a->have_any = true;
+			c->have_aggregate = true;
+			c->aggregate_nr = sat_add(c->aggregate_nr, k->nr);
+			c->aggregate_ns = sat_add(c->aggregate_ns, k->time_ns);
+			break;
 		default:
 			break;
 		}
@@ -847,12 +856,14 @@ static void finish_cpu(struct overhead_model *m, struct om_cpu *c, const struct 
 		c->basis_ns = c->handler_ns;
 		basis_note(m, c, a);
 	}
-	c->overhead_ns = sat_add(sat_add(c->basis_ns, c->mux_ns), c->sideband_ns);
-	c->overhead_pct = c->sampling_pct = c->mux_pct = c->sideband_pct = -1;
+	c->overhead_ns = sat_add(sat_add(c->basis_ns, c->mux_ns),
+				 sat_add(c->sideband_ns, c->aggregate_ns));
+	c->overhead_pct = c->sampling_pct = c->mux_pct = c->sideband_pct = c->aggregate_pct = -1;
 	if (c->wall_ns && (c->basis != OM_BASIS_NONE || a->have_any)) {
 		c->overhead_pct = pct_of((double)c->overhead_ns, (double)c->wall_ns);
 		c->mux_pct = pct_of((double)c->mux_ns, (double)c->wall_ns);
 		c->sideband_pct = pct_of((double)c->sideband_ns, (double)c->wall_ns);
+		c->aggregate_pct = pct_of((double)c->aggregate_ns, (double)c->wall_ns);
 		if (c->basis != OM_BASIS_NONE)
 			c->sampling_pct = pct_of((double)c->basis_ns, (double)c->wall_ns);
 	}
@@ -897,7 +908,8 @@ static void finish_intervals(struct overhead_model *m)
 		for (u32 j = 0; j < iv->nr_cpus; j++) {
 			struct om_interval_cpu *c = &iv->cpus[j];
 			u64 basis = c->stolen ? c->stolen_ns : c->handler_ns;
-			u64 total = sat_add(sat_add(basis, c->mux_ns), c->sideband_ns);
+			u64 total = sat_add(sat_add(basis, c->mux_ns),
+					    sat_add(c->sideband_ns, c->aggregate_ns));
 
 			c->pct = pct_of((double)total, (double)c->span_ns);
 			if (c->pct >= 0 && (iv->worst_cpu < 0 || c->pct > iv->worst_pct)) {

@@ -7,11 +7,16 @@
  * with the overhead_model_add_*() calls, the unit tests feed it built figures.
  *
  * Per CPU the model keeps one figure per (type, source, status) of prec:overhead, summed over
- * the intervals. The CPU's overhead is the sampling cost plus rotation (mux) and side-band:
+ * the intervals. The CPU's overhead is the sampling cost plus rotation (mux), side-band and the
+ * in-kernel aggregation (prec record --aggregate: the BPF program's run time, type aggregate):
  *
  *	sampling = stolen time where it was calibrated on that CPU (it contains the handler time,
  *		   so the two are never added), else the measured handler time (type sample);
- *	overhead = sampling + mux + sideband;	overhead % = overhead / the CPU's wall time.
+ *	overhead = sampling + mux + sideband + aggregate;
+ *	overhead % = overhead / the CPU's wall time.
+ *
+ * The aggregation's run time is added, not taken as part of the stolen time: the calibration
+ * measured the interrupt without the program, which runs in it on top.
  *
  * The wall time of a CPU is the facts' cpu.N.wall_ns, else the longest sum of span_ns over the
  * types recorded for that CPU, else (a file without prec:overhead) the time from the first to the
@@ -131,9 +136,11 @@ struct om_cpu {
 	bool handler_lower_bound;
 	u64 handler_nr, handler_ns, stolen_nr, stolen_ns;
 	u64 mux_ns, sideband_ns, sideband_nr;
+	u64 aggregate_nr, aggregate_ns; /* the aggregation program's runs and run time */
+	bool have_aggregate;		/* a figure of type aggregate was recorded */
 	u64 overhead_ns;
 	double overhead_pct; /* of wall_ns; negative when wall_ns is unknown */
-	double sampling_pct, sideband_pct, mux_pct;
+	double sampling_pct, sideband_pct, mux_pct, aggregate_pct;
 	char basis_note[320]; /* why handler time is the basis when stolen time is not */
 };
 
@@ -141,7 +148,7 @@ struct om_cpu {
 struct om_interval_cpu {
 	int cpu;
 	u64 span_ns;
-	u64 handler_nr, handler_ns, stolen_nr, stolen_ns, mux_ns, sideband_ns;
+	u64 handler_nr, handler_ns, stolen_nr, stolen_ns, mux_ns, sideband_ns, aggregate_ns;
 	u64 throttles, lost;
 	bool stolen; /* a stolen-time figure (not unavailable) was recorded: it is the basis */
 	double pct;  /* overhead over the interval's span; negative when unknown */

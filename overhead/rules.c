@@ -385,7 +385,10 @@ static u64 sideband_carried(const struct overhead_model *m, bool *from_data)
 	return n;
 }
 
-/* Pages of -m that would have held what was lost: the next power of two, at least twice. */
+/*
+ * A size that would have held what was lost, when size held what was kept: the next power of two
+ * (as -m and the map sizes are), at least twice. Pages of -m, keys of --aggregate-entries.
+ */
 static u64 pages_for(u64 pages, u64 kept, u64 lost)
 {
 	double want = (double)pages * (kept + lost) / (kept ? kept : 1);
@@ -405,10 +408,88 @@ static u64 pages_for(u64 pages, u64 kept, u64 lost)
  * side-band storm loses side-band records by the thousand: over the samples alone that read as
  * 92% of the profile lost.
  */
+/* A lost figure of prec:overhead that the aggregation's maps lost, not a ring buffer. */
+static bool aggregate_loss(const struct om_cost *k)
+{
+	return k->kind == OVERHEAD_TYPE_LOST && k->status != OVERHEAD_UNAVAILABLE &&
+	       !strncmp(k->reason, "aggregate:", 10);
+}
+
+/*
+ * What prec record --aggregate could not count: keys (or stacks) that found its maps full. The
+ * samples were never in a ring buffer, so -m cannot help: the maps must hold more keys. Keys
+ * seen are the records of the aggregated events (one per key and interval); a map of
+ * aggregate.entries keys held them, so one that holds keys + lost in that proportion is advised.
+ * The share is of the kernel samples, which the aggregate figures count (one program run each).
+ */
+static u64 rule_lost_aggregate(const struct overhead_model *m, struct om_findings *fs)
+{
+	u64 lost = 0, keys = 0, runs = 0, entries = m->have_facts ? m->facts.aggregate_entries : 0;
+	const struct om_cost *first = NULL;
+	const char *why;
+	int worst = -1;
+	u64 worst_n = 0;
+	struct om_finding *f;
+	double share;
+
+	for (u32 i = 0; i < m->nr_costs; i++) {
+		const struct om_cost *k = &m->costs[i];
+
+		if (k->kind == OVERHEAD_TYPE_AGGREGATE && k->status != OVERHEAD_UNAVAILABLE)
+			runs = sat_add(runs, k->nr);
+		if (!aggregate_loss(k) || !k->nr)
+			continue;
+		lost = sat_add(lost, k->nr);
+		if (!first)
+			first = k;
+		if (k->cpu >= 0 && k->nr > worst_n) {
+			worst = k->cpu;
+			worst_n = k->nr;
+		}
+	}
+	if (!lost)
+		return 0;
+	for (u32 i = 0; i < m->nr_events; i++) {
+		const struct overhead_fact_event *fe =
+		    m->have_facts ? overhead_facts_find_event(&m->facts, i) : NULL;
+
+		if (fe && fe->aggregated)
+			keys = sat_add(keys, m->events[i].samples);
+	}
+	share = pct_of((double)lost, (double)sat_add(runs, lost));
+	f = add_finding(fs, share >= OM_LOST_SEVERE_PCT ? OM_SEVERE : OM_WARN, worst, -1, share);
+	if (!f)
+		return lost;
+	why = first->reason + strlen("aggregate:");
+	while (*why == ' ')
+		why++;
+	snprintf(f->message, sizeof(f->message),
+		 "%" PRIu64 " samples lost in the kernel (%.2f%% of %" PRIu64
+		 "): the aggregation's maps could not hold their keys (%s)",
+		 lost, share, sat_add(runs, lost), why);
+	if (entries)
+		cat(f->message, sizeof(f->message),
+		    "; the count map holds %" PRIu64 " keys, %" PRIu64 " were written", entries,
+		    keys);
+	if (worst >= 0)
+		cat(f->message, sizeof(f->message), "; CPU %d lost the most (%" PRIu64 ")", worst,
+		    worst_n);
+	if (entries)
+		cat(f->advice, sizeof(f->advice),
+		    "larger maps: --aggregate-entries %" PRIu64 " (now %" PRIu64 ")",
+		    pages_for(entries, keys, lost), entries);
+	else
+		cat(f->advice, sizeof(f->advice),
+		    "larger maps (--aggregate-entries, at least twice the keys)");
+	cat(f->advice, sizeof(f->advice),
+	    "; not -m: these samples never went through the ring buffers");
+	return lost;
+}
+
 static void rule_lost(const struct overhead_model *m, struct om_findings *fs)
 {
 	u64 lost = m->lost > m->lost_samples ? m->lost : m->lost_samples, sideband, kept;
-	u64 pcost = 0;
+	u64 pcost = 0, agg = rule_lost_aggregate(m, fs);
 	bool callchain = false, writer_behind, sb_from_data;
 	struct om_finding *f;
 	const struct om_cpu *w = NULL;
@@ -419,9 +500,15 @@ static void rule_lost(const struct overhead_model *m, struct om_findings *fs)
 		/* No perf records: the prec:overhead lost figures. */
 		for (u32 i = 0; i < m->nr_costs; i++)
 			if (m->costs[i].kind == OVERHEAD_TYPE_LOST &&
-			    m->costs[i].status != OVERHEAD_UNAVAILABLE)
+			    m->costs[i].status != OVERHEAD_UNAVAILABLE &&
+			    !aggregate_loss(&m->costs[i]))
 				pcost += m->costs[i].nr;
 		lost = pcost;
+	} else if (agg) {
+		/* LOST_SAMPLES carry the aggregation's losses too: the rings lost the rest */
+		u64 ring = m->lost_samples > agg ? m->lost_samples - agg : 0;
+
+		lost = m->lost > ring ? m->lost : ring;
 	}
 	if (!lost)
 		return;

@@ -275,7 +275,7 @@ static void buckets_grow(struct profile *p)
 
 /* Count a sample of chain (gid, comm, frames); return: its record's offset. */
 static u32 chain_add(struct profile *p, u32 gid, const char *comm, bool synthetic,
-		     const u32 *frames, u32 n, u64 period)
+		     const u32 *frames, u32 n, u64 period, u64 count)
 {
 	u32 nf = n | (synthetic ? 0x80000000u : 0), h = chain_hash(gid, comm, nf, frames), i;
 	size_t words = (sizeof(struct chain_rec) + n * sizeof(u32) + 7) / 8;
@@ -287,7 +287,7 @@ static u32 chain_add(struct profile *p, u32 gid, const char *comm, bool syntheti
 		r = chain_at(p, p->buckets[i].off);
 		if (r->gid == gid && r->comm == comm && r->n == nf &&
 		    !memcmp(r->frames, frames, n * sizeof(u32))) {
-			r->count++;
+			r->count += count;
 			r->period += period;
 			return p->buckets[i].off;
 		}
@@ -299,7 +299,7 @@ static u32 chain_add(struct profile *p, u32 gid, const char *comm, bool syntheti
 		p->arena = xrealloc(p->arena, p->arena_cap * 8);
 	}
 	r = chain_at(p, (u32)p->arena_len);
-	r->count = 1;
+	r->count = count;
 	r->period = period;
 	r->comm = comm;
 	r->gid = gid;
@@ -344,10 +344,10 @@ struct memo_slot {
 	const char *srcline; /* with the sort key srcline: the samples' own */
 	const char *parent;  /* with the sort key parent: the samples' own */
 	u32 chain;	  /* its chain record, EMPTY if none yet */
-	u32 row_samples;  /* samples not yet added to the row */
+	u64 row_samples;  /* samples not yet added to the row */
 	u64 row_period;	  /* and their period */
 	u64 chain_period; /* samples of the chain record not yet added to it */
-	u32 chain_samples;
+	u64 chain_samples;
 	bool used;
 	struct memo *m;
 };
@@ -731,25 +731,27 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	if ((f & FRAME_UNRESOLVED) && o->filter.hide_unresolved)
 		return;
 	hs = event_hists(p, smp->attr);
-	hs->nr_samples++;
+	/* the one sample count: what the sample stands for (many when counted in the kernel) */
+	hs->nr_samples += smp->count;
+	hs->nr_records++;
 	hs->total_period += smp->period;
 	if (f & FRAME_UNRESOLVED) {
 		f &= ~FRAME_UNRESOLVED;
 		fr = session_frame(s, f);
 		if (fr->dso)
-			fr->dso->unresolved++;
+			fr->dso->unresolved += smp->count;
 		else
-			p->unresolved_nomap++;
-		p->unresolved++;
+			p->unresolved_nomap += smp->count;
+		p->unresolved += smp->count;
 	}
 	if (((o->nr_comms || o->nr_pids || o->nr_tids) && filtered(o, t)) ||
 	    filter_frame_skip(&o->filter, (u32)smp->attr, session_frame(s, f))) {
-		p->filtered++;
-		hs->nr_filtered++;
+		p->filtered += smp->count;
+		hs->nr_filtered += smp->count;
 		hs->filtered_period += smp->period;
 		return;
 	}
-	p->samples_shown++;
+	p->samples_shown += smp->count;
 	if (p->srclines)
 		src = sample_srcline(p, t, smp, session_frame(s, f));
 	if (p->parent_re)
@@ -769,7 +771,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	if (sl) {
 		ms->last = (u32)(sl - ms->slot);
 		/* counted in the slot, added to the row later (memo_flush()) */
-		sl->row_samples++;
+		sl->row_samples += smp->count;
 		sl->row_period += smp->period;
 		e = NULL;
 	} else {
@@ -799,7 +801,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 			e->frame = f;
 			e->thread = t;
 		}
-		e->samples++;
+		e->samples += smp->count;
 		e->period += smp->period;
 		entry_add_mode(e, smp->cpumode, smp->period);
 		/* when the previous sample's slot is the one taken, its raw chain is gone */
@@ -823,9 +825,9 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		if (sl->chain == EMPTY) {
 			frames[0] = f;
 			sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, true, frames, 1,
-					      smp->period);
+					      smp->period, smp->count);
 		} else {
-			sl->chain_samples++;
+			sl->chain_samples += smp->count;
 			sl->chain_period += smp->period;
 		}
 		return;
@@ -834,7 +836,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	ugen = t->maps->gen;
 	kgen = s->kmaps->gen;
 	if (sl->chain != EMPTY && memo_chain_matches(m, smp, leaf_pos, ugen, kgen)) {
-		sl->chain_samples++;
+		sl->chain_samples += smp->count;
 		sl->chain_period += smp->period;
 		p->memo_hits++;
 		return;
@@ -842,7 +844,8 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	memo_flush_chain(p, sl);
 	n = chain_frames(p, t, smp, frames, prev, m);
 	n = filter_chain(&o->filter, s, o->children ? children_caller(o) : o->caller, frames, n);
-	sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, false, frames, n, smp->period);
+	sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, false, frames, n, smp->period,
+			      smp->count);
 	/* resolving may have loaded the kernel, which changes its maps: take the gens now */
 	m->ugen = t->maps->gen;
 	m->kgen = s->kmaps->gen;

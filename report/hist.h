@@ -53,7 +53,9 @@ struct hists {
 	u32 nr, cap;
 	struct hist_bucket *table;
 	u32 mask;
-	u64 total_period, nr_samples;
+	u64 total_period;
+	u64 nr_samples; /* what the samples stand for: WEIGHT each when counted in the kernel */
+	u64 nr_records; /* the SAMPLE records: perf report's count */
 	u64 nr_filtered; /* samples counted in the totals but left out by --comm, --pid, --tid */
 	u64 filtered_period; /* and their period (--percentage relative leaves them out) */
 	u32 *sorted;	 /* the entries in output order, after hists_finish() */

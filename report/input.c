@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "overhead/facts.h"
 #include "report/input.h"
 #include "util/event-names.h"
 #include "util/log.h"
+#include "util/xalloc.h"
 
 int report_open(struct report *rep, const char *path)
 {
@@ -64,6 +66,33 @@ const char *report_event_name(struct pd_reader *r, u32 idx, char *buf, size_t le
 	}
 	event_attr_name(a, buf, len);
 	return buf;
+}
+
+bool *report_aggregated_events(struct pd_reader *r)
+{
+	u32 nr = pd_reader_nr_attrs(r);
+	struct overhead_facts f;
+	const void *payload;
+	size_t len = 0;
+	bool *v, any = false;
+
+	payload = pd_reader_feature(r, PD_FEAT_PREC, &len);
+	if (!payload || !nr || overhead_facts_decode(payload, len, &f, NULL, 0))
+		return NULL;
+	v = xcalloc(nr, sizeof(*v));
+	for (u32 i = 0; i < nr; i++) {
+		const struct overhead_fact_event *fe = overhead_facts_find_event(&f, i);
+		const struct perf_event_attr *a = pd_reader_attr(r, i);
+
+		v[i] = fe && fe->aggregated && a && (a->sample_type & PERF_SAMPLE_WEIGHT);
+		any |= v[i];
+	}
+	overhead_facts_release(&f);
+	if (!any) {
+		free(v);
+		return NULL;
+	}
+	return v;
 }
 
 /* The file was not finished, or was cut: say how much was read. */

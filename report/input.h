@@ -50,6 +50,17 @@ int report_read_error(struct report *rep);
 const char *report_event_name(struct pd_reader *r, u32 idx, char *buf, size_t len);
 
 /**
+ * report_aggregated_events - which events the file's facts say were counted in the kernel
+ * (prec record --aggregate): each SAMPLE of such an event stands for one key, and its WEIGHT
+ * says how many kernel samples it sums. An event whose attr lacks PERF_SAMPLE_WEIGHT is not
+ * taken as aggregated, whatever the facts say.
+ *
+ * Return: a malloc'ed array of one flag per attr, or NULL when no event was aggregated (no
+ * facts, or facts that cannot be read: the views say why elsewhere).
+ */
+bool *report_aggregated_events(struct pd_reader *r);
+
+/**
  * report_close - end a view's reading and close the file: unless the view failed (status 1),
  * count what it left unread of a file its writer did not finish and say how much was read (a
  * warning, or an error when the file was cut after it was written); check that the view's

@@ -401,6 +401,11 @@ static void print_header(const struct view *v)
 		}
 		if (f->interval_ns)
 			printf("# interval: %s\n", fmt_ns(a, sizeof(a), (double)f->interval_ns));
+		if (f->aggregate_interval_ns || f->aggregate_entries)
+			printf("# aggregated in the kernel: maps of %" PRIu64
+			       " keys (--aggregate-entries), taken every %s\n",
+			       f->aggregate_entries,
+			       fmt_ns(a, sizeof(a), (double)f->aggregate_interval_ns));
 		if (f->max_rate_before || f->max_rate_after) {
 			printf("# kernel.perf_event_max_sample_rate:");
 			if (f->max_rate_before)
@@ -444,25 +449,28 @@ static void print_cost_row(const struct view *v, const struct om_cost *k)
 		printf(" (time without samples, not a cost)");
 	else if (k->cpu < 0 && k->kind == OVERHEAD_TYPE_RECORDER)
 		printf(" (of one CPU)");
+	else if (k->kind == OVERHEAD_TYPE_AGGREGATE)
+		printf(" (in-kernel aggregation, on top of the stolen time)");
 	printf("\n");
 }
 
 static void print_cpu_total(const struct om_cpu *c)
 {
+	const char *agg = c->have_aggregate ? " + aggregate" : "";
 	char a[32];
 
 	printf("%5d  %-9s %12s %12s %10s", c->cpu, "=overhead", "",
 	       fmt_ns(a, sizeof(a), (double)c->overhead_ns), "");
 	print_pct(c->overhead_pct);
 	if (c->basis == OM_BASIS_STOLEN)
-		printf("  %s\n", "stolen + mux + sideband");
+		printf("  stolen + mux + sideband%s\n", agg);
 	else if (c->basis == OM_BASIS_HANDLER)
-		printf("  handler%s + mux + sideband (%s)\n",
+		printf("  handler%s + mux + sideband%s (%s)\n",
 		       c->handler_lower_bound ? " (a lower bound: the collector dropped records)"
 					      : "",
-		       c->basis_note);
+		       agg, c->basis_note);
 	else
-		printf("  mux + sideband (no sampling figure)\n");
+		printf("  mux + sideband%s (no sampling figure)\n", agg);
 }
 
 static void print_table(const struct view *v)
@@ -798,9 +806,9 @@ static void json_cpu(const struct view *v, int cpu, const struct om_cpu *c, u32 
 		printf(", \"basis_note\": ");
 		json_str(stdout, c->basis == OM_BASIS_HANDLER ? c->basis_note : "");
 		printf(", \"sampling_ns\": %" PRIu64 ", \"mux_ns\": %" PRIu64
-		       ", \"sideband_ns\": %" PRIu64 ", \"overhead_ns\": %" PRIu64
-		       ", \"overhead_pct\": ",
-		       c->basis_ns, c->mux_ns, c->sideband_ns, c->overhead_ns);
+		       ", \"sideband_ns\": %" PRIu64 ", \"aggregate_ns\": %" PRIu64
+		       ", \"overhead_ns\": %" PRIu64 ", \"overhead_pct\": ",
+		       c->basis_ns, c->mux_ns, c->sideband_ns, c->aggregate_ns, c->overhead_ns);
 		json_pct(c->overhead_pct);
 		printf(", \"throttles\": %" PRIu64 ", \"throttled_ns\": %" PRIu64
 		       ", \"lost\": %" PRIu64 ", \"lost_samples\": %" PRIu64,
@@ -842,9 +850,11 @@ static void json_facts(const struct overhead_model *m)
 	printf(",\n    \"interval_ns\": %" PRIu64 ", \"max_sample_rate_before\": %" PRIu64
 	       ", \"max_sample_rate_after\": %" PRIu64
 	       ", \"nmi_watchdog\": %d, \"mmap_pages\": %" PRIu32 ", \"compression_level\": %d"
-	       ", \"calibration_age_ns\": %" PRIu64,
+	       ", \"calibration_age_ns\": %" PRIu64 ",\n    \"aggregate_interval_ns\": %" PRIu64
+	       ", \"aggregate_entries\": %" PRIu64,
 	       f->interval_ns, f->max_rate_before, f->max_rate_after, f->nmi_watchdog,
-	       f->mmap_pages, f->comp_level, f->calib_age_ns);
+	       f->mmap_pages, f->comp_level, f->calib_age_ns, f->aggregate_interval_ns,
+	       f->aggregate_entries);
 	cc = collector_cost(f, &hn);
 	printf(",\n    \"collector_ns\": ");
 	json_ns(cc);

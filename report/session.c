@@ -939,6 +939,9 @@ static void fill_psample(struct session *s, const struct pd_sample *smp, int idx
 	p->period =
 	    smp->sample_type & PERF_SAMPLE_PERIOD ? smp->period : (a ? a->sample_period : 1);
 	p->attr = idx;
+	p->count = (u32)idx < s->nr_aggregated && s->aggregated[idx]
+			   ? smp->weight
+			   : 1;
 	p->cpumode = smp->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	p->nr_chain = 0;
 	p->chain = NULL;
@@ -964,13 +967,13 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	}
 	if (ret)
 		return report_read_error(s->rep);
-	s->nr_samples++;
 	nr = smp.sample_type & PERF_SAMPLE_CALLCHAIN ? (u32)smp.callchain_nr : 0;
 	stable = stable && !((uintptr_t)smp.callchain & 7);
 	ev = queue_alloc(s->q, sizeof(*ev) + sizeof(*p) + (stable ? 0 : (size_t)nr * 8));
 	ev->type = PERF_RECORD_SAMPLE;
 	p = (struct psample *)(ev + 1);
 	fill_psample(s, &smp, idx, p);
+	s->nr_samples += p->count;
 	p->chain_recorded = !!(smp.sample_type & PERF_SAMPLE_CALLCHAIN);
 	if (nr && stable) {
 		p->nr_chain = nr;
@@ -1159,6 +1162,8 @@ void session_init(struct session *s, struct report *rep, sample_fn fn, void *arg
 	s->r = rep->r;
 	s->sample = fn;
 	s->sample_arg = arg;
+	s->aggregated = report_aggregated_events(s->r);
+	s->nr_aggregated = s->aggregated ? pd_reader_nr_attrs(s->r) : 0;
 	bids = pd_reader_feature(s->r, PD_FEAT_BUILD_ID, &len);
 	dsos_init(&s->dsos, bids, len);
 	dsos_prefetch(&s->dsos);
@@ -1224,5 +1229,6 @@ void session_exit(struct session *s)
 		queue_free(s->q);
 	maps_put(s->kmaps);
 	dsos_exit(&s->dsos);
+	free(s->aggregated);
 	memset(s, 0, sizeof(*s));
 }

@@ -69,6 +69,8 @@ struct psample {
 	int pid, tid;
 	int cpu; /* -1 without PERF_SAMPLE_CPU */
 	int attr;
+	/* the samples it stands for: its WEIGHT when its event was aggregated in the kernel, else 1 */
+	u64 count;
 	u16 cpumode;
 	u32 nr_chain;	     /* 0 without PERF_SAMPLE_CALLCHAIN */
 	bool chain_recorded; /* its event has PERF_SAMPLE_CALLCHAIN */
@@ -126,7 +128,11 @@ struct session {
 	sample_fn sample;
 	void *sample_arg;
 
-	/* what was seen */
+	/* per attr: counted in the kernel, each SAMPLE WEIGHT samples; NULL when none was */
+	bool *aggregated;
+	u32 nr_aggregated; /* its length: the attrs when the session began */
+
+	/* what was seen; nr_samples counts what the samples stand for (psample.count) */
 	u64 nr_samples, unknown_id, lost_samples, lost_events;
 	u32 nr_own_comms; /* threads given their own ":tid" (struct thread.own_comm) */
 	u64 nr_unordered;  /* records that came after a flush that should have covered them */

@@ -4,7 +4,9 @@
  * (perf 6.1: perf_session__fprintf_nr_events() and evlist__fprintf_nr_events() with
  * --skip-empty, its default). perf counts every record it processes, so a COMPRESSED record
  * counts once and each record decompressed from it counts again; per event, it counts the
- * samples whose id names that event and the lost samples of the LOST_SAMPLES records.
+ * samples whose id names that event and the lost samples of the LOST_SAMPLES records. An event
+ * counted in the kernel (prec record --aggregate) also gets the samples its records stand for
+ * (their WEIGHT), beside perf's count of records.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +20,7 @@
 
 struct per_event {
 	u64 samples;
+	u64 weight; /* aggregated events: the kernel samples the records stand for */
 	u64 lost_samples;
 };
 
@@ -41,6 +44,8 @@ int report_stats(struct report *rep, const struct report_opts *o)
 	u64 unknown = 0, unknown_id = 0, unknown_offset = 0;
 	u32 unknown_type = 0, nr_ev = 0;
 	struct per_event *ev = NULL, *e;
+	bool *aggregated = report_aggregated_events(rep->r);
+	u32 nr_aggregated = aggregated ? pd_reader_nr_attrs(rep->r) : 0;
 	struct pd_event event;
 	struct pd_sample s;
 	char name[256];
@@ -69,7 +74,10 @@ int report_stats(struct report *rep, const struct report_opts *o)
 			}
 			if (ret)
 				goto fail;
-			event_slot(&ev, &nr_ev, idx)->samples++;
+			e = event_slot(&ev, &nr_ev, idx);
+			e->samples++;
+			if ((u32)idx < nr_aggregated && aggregated[idx])
+				e->weight += s.weight;
 		} else if (h->type == PERF_RECORD_LOST_SAMPLES) {
 			if (h->size < sizeof(*h) + sizeof(u64))
 				continue;
@@ -84,6 +92,7 @@ int report_stats(struct report *rep, const struct report_opts *o)
 	}
 	if (ret < 0) {
 		free(ev);
+		free(aggregated);
 		return 1;
 	}
 
@@ -111,7 +120,11 @@ int report_stats(struct report *rep, const struct report_opts *o)
 		if (!e->samples && !e->lost_samples)
 			continue;
 		printf("%s stats:\n", report_event_name(rep->r, i, name, sizeof(name)));
-		if (e->samples)
+		if (e->samples && i < nr_aggregated && aggregated[i])
+			printf("%16s events: %10" PRIu64 "  (aggregated in the kernel: %" PRIu64
+			       " samples)\n",
+			       "SAMPLE", e->samples, e->weight);
+		else if (e->samples)
 			printf("%16s events: %10" PRIu64 "\n", "SAMPLE", e->samples);
 		if (e->lost_samples)
 			printf("%16s events: %10" PRIu64 "\n", "LOST_SAMPLES", e->lost_samples);
@@ -124,9 +137,11 @@ int report_stats(struct report *rep, const struct report_opts *o)
 		warning("%s: %" PRIu64 " samples have an id that belongs to no event", rep->path,
 			unknown_id);
 	free(ev);
+	free(aggregated);
 	return 0;
 fail:
 	free(ev);
+	free(aggregated);
 	report_read_error(rep);
 	return 1;
 }

@@ -998,6 +998,12 @@ static bool show_graph(const struct profile *p, u32 attr)
 	return p->o->chain_mode != CHAIN_NONE && a && (a->sample_type & PERF_SAMPLE_CALLCHAIN);
 }
 
+/* The event's samples were counted in the kernel: each record stands for its WEIGHT. */
+static bool event_aggregated(const struct profile *p, u32 i)
+{
+	return i < p->s.nr_aggregated && p->s.aggregated[i];
+}
+
 int view_table(struct profile *p, FILE *out)
 {
 	const struct report_opts *o = p->o;
@@ -1046,6 +1052,11 @@ int view_table(struct profile *p, FILE *out)
 		if (o->filter.time_str)
 			fprintf(out, " (time slices: %s)", o->filter.time_str);
 		fputc('\n', out);
+		if (event_aggregated(p, i))
+			fprintf(out,
+				"# Aggregated in the kernel: %" PRIu64 " samples in %" PRIu64
+				" records (perf report counts the records)\n",
+				hs->nr_samples, hs->nr_records);
 		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", hists_pct_total(o, hs));
 		if (o->hierarchy) {
 			print_hierarchy(p, hs, &c, graph, out);
@@ -1240,9 +1251,11 @@ int view_json(struct profile *p, FILE *out)
 		first_ev = false;
 		json_str(out, report_event_name(p->s.r, i, name, sizeof(name)));
 		fprintf(out,
-			",\n      \"samples\": %" PRIu64 ",\n      \"period\": %" PRIu64
+			",\n      \"samples\": %" PRIu64 ",\n      \"records\": %" PRIu64
+			",\n      \"aggregated\": %s,\n      \"period\": %" PRIu64
 			",\n      \"filtered\": %" PRIu64 ",\n      \"rows\": [",
-			hs->nr_samples, hs->total_period, hs->nr_filtered);
+			hs->nr_samples, hs->nr_records, event_aggregated(p, i) ? "true" : "false",
+			hs->total_period, hs->nr_filtered);
 		for (u32 j = 0; j < hs->nr; j++) {
 			const struct hist_entry *e = p->by_gid[hs->sorted[j]];
 			const struct frame *fr = session_frame(&p->s, e->frame);

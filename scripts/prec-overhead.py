@@ -20,9 +20,10 @@ import math
 import struct
 import sys
 
-TYPE_ORDER = ["sample", "stolen", "mux", "sideband", "throttle", "lost", "recorder", "write"]
+TYPE_ORDER = ["sample", "stolen", "mux", "sideband", "throttle", "lost", "recorder", "write",
+              "aggregate"]
 # The types whose spans make up a CPU's wall time, as prec report counts them.
-SPAN_TYPES = ["sample", "stolen", "mux", "sideband", "throttle", "lost"]
+SPAN_TYPES = ["sample", "stolen", "mux", "sideband", "throttle", "lost", "aggregate"]
 STATUS = {0: "measured", 1: "estimated", 2: "unavailable"}
 ESTIMATED = 1
 UNAVAILABLE = 2
@@ -144,7 +145,8 @@ def _cpus():
         spans = {}
         d = {"cpu": cpu, "samples": samples.get(cpu, 0), "handler_nr": 0, "handler_ns": 0,
              "stolen_nr": 0, "stolen_ns": 0, "mux_ns": 0, "sideband_ns": 0,
-             "have_stolen": False, "have_handler": False, "have_any": False,
+             "aggregate_ns": 0, "have_aggregate": False, "have_stolen": False,
+             "have_handler": False, "have_any": False,
              "stolen_reason": None, "lower_bound": False}
         for k, c in costs.items():
             if k[0] != cpu:
@@ -172,6 +174,10 @@ def _cpus():
             elif k[1] == "sideband":
                 d["have_any"] = True
                 d["sideband_ns"] += c["time_ns"]
+            elif k[1] == "aggregate":
+                # the in-kernel aggregation runs on top of what the calibration measured
+                d["have_any"] = d["have_aggregate"] = True
+                d["aggregate_ns"] += c["time_ns"]
         d["wall_ns"] = max(spans.values()) if spans else 0
         d["wall_source"] = "spans" if d["wall_ns"] else "none"
         if d["have_stolen"]:
@@ -185,7 +191,7 @@ def _cpus():
                 d["basis_note"] = "no stolen-time figure recorded"
         else:
             d["basis"], d["basis_ns"] = "none", 0
-        d["overhead_ns"] = d["basis_ns"] + d["mux_ns"] + d["sideband_ns"]
+        d["overhead_ns"] = d["basis_ns"] + d["mux_ns"] + d["sideband_ns"] + d["aggregate_ns"]
         d["overhead_pct"] = None
         if d["wall_ns"] and (d["basis"] != "none" or d["have_any"]):
             d["overhead_pct"] = 100.0 * d["overhead_ns"] / d["wall_ns"]
@@ -263,6 +269,8 @@ def _row(k, c, wall):
         line += " (time without samples, not a cost)"
     elif k[0] < 0 and k[1] == "recorder":
         line += " (of one CPU)"
+    elif k[1] == "aggregate":
+        line += " (in-kernel aggregation, on top of the stolen time)"
     return line
 
 
@@ -279,13 +287,14 @@ def _basis_words(w):
 def _total_row(d):
     line = "%5d  %-9s %12s %12s %10s" % (d["cpu"], "=overhead", "", fmt_ns(d["overhead_ns"]), "")
     line += _pct_text(d["overhead_pct"])
+    agg = " + aggregate" if d["have_aggregate"] else ""
     if d["basis"] == "stolen":
-        return line + "  stolen + mux + sideband"
+        return line + "  stolen + mux + sideband" + agg
     if d["basis"] == "handler":
-        return line + "  handler%s + mux + sideband (%s)" % (
+        return line + "  handler%s + mux + sideband%s (%s)" % (
             " (a lower bound: the collector dropped records)" if d["lower_bound"] else "",
-            d["basis_note"])
-    return line + "  mux + sideband (no sampling figure)"
+            agg, d["basis_note"])
+    return line + "  mux + sideband%s (no sampling figure)" % agg
 
 
 def print_text():
@@ -375,7 +384,8 @@ def print_json():
                          "samples": d["samples"], "basis": d["basis"],
                          "basis_note": d.get("basis_note", ""),
                          "sampling_ns": d["basis_ns"], "mux_ns": d["mux_ns"],
-                         "sideband_ns": d["sideband_ns"], "overhead_ns": d["overhead_ns"],
+                         "sideband_ns": d["sideband_ns"], "aggregate_ns": d["aggregate_ns"],
+                         "overhead_ns": d["overhead_ns"],
                          "overhead_pct": _r4(d["overhead_pct"]),
                          "costs": [cost(k) for k in keys if k[0] == cpu]})
     ov = sum(d["overhead_ns"] for d in cpus.values() if d["overhead_pct"] is not None)

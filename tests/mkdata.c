@@ -19,6 +19,10 @@
  *               announced, sampled as ":4243" until its COMM (exec) names it "late", and of a
  *               thread 4244 sampled unnamed, then forked anew from an unnamed parent and named
  *               "again"
+ *   aggregated  what prec record --aggregate writes: cpu-clock samples of hot3 counted in the
+ *               kernel (one SAMPLE per key and interval, WEIGHT the kernel samples, PERIOD
+ *               their sum), one key whose kernel stack was lost ("[lost stack]", a KSYMBOL),
+ *               the facts saying so, and task-clock samples recorded as usual beside them
  *
  * Exit status: 0; 77 when KIND cannot be made here (the reason on stderr); 1 on an error.
  */
@@ -43,6 +47,7 @@
 
 #include "format/perf-data.h"
 #include "overhead/event.h"
+#include "overhead/facts.h"
 #include "util/sysinfo.h"
 
 #define SKIP 77
@@ -514,6 +519,160 @@ static void make_latecomm(const char *file, int argc, char **argv)
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* aggregated: what prec record --aggregate writes */
+
+#define LOST_STACK_IP 0x30000ULL
+#define AGG_ENTRIES 16384
+#define AGG_INTERVAL (10 * TSTEP)
+
+static void make_aggregated(const char *file, int argc, char **argv)
+{
+	/* The keys drained at the end of each of two intervals; SYM_MAIN + 1: the lost stack. */
+	static const struct {
+		int leaf, cpu, interval;
+		u64 weight;
+	} keys[] = {
+		{ SYM_HOT_A, 0, 0, 37 }, { SYM_HOT_A, 1, 0, 25 }, { SYM_HOT_B, 0, 0, 21 },
+		{ SYM_HOT_C, 1, 0, 12 }, { SYM_MAIN + 1, 1, 0, 4 }, { SYM_HOT_A, 0, 1, 41 },
+		{ SYM_HOT_B, 0, 1, 9 },	 { SYM_HOT_B, 1, 1, 17 },   { SYM_HOT_C, 0, 1, 6 },
+	};
+	/* task-clock, not aggregated: one record per sample */
+	static const int plain[] = { SYM_HOT_A, SYM_HOT_A, SYM_HOT_A, SYM_HOT_B, SYM_HOT_C };
+	const size_t nr_plain = sizeof(plain) / sizeof(plain[0]);
+	const char *names[] = { "hot_a", "hot_b", "hot_c", "run_round", "main", "[lost stack]" };
+	struct perf_event_attr agg = base_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	struct perf_event_attr tc = base_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK);
+	struct pd_ksymbol_body ks = { .addr = LOST_STACK_IP, .len = 0x1000 };
+	u64 weight[6] = { 0 }, records[6] = { 0 }, total = 0, nrec = 0, first, id_agg = 1001,
+	    id_tc = 1002;
+	struct overhead_facts f;
+	struct pd_buf b = PD_BUF_INIT;
+	struct pd_sample s;
+	struct hot3 h;
+	struct mk m;
+	bool kmap;
+	u32 i;
+
+	memset(&h, 0, sizeof(h));
+	load_hot3(&h);
+	open_writer(&m, file, 0, argc, argv);
+	{
+		struct ksym k;
+
+		kmap = kernel_text(&k) == 0;
+	}
+	/* an aggregated recording runs its events on CLOCK_MONOTONIC (-k monotonic) */
+	agg.sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_WEIGHT;
+	agg.exclude_kernel = !kmap;
+	agg.use_clockid = 1;
+	agg.clockid = 1;
+	agg.mmap = agg.comm = agg.task = agg.mmap2 = agg.comm_exec = 1;
+	tc.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	tc.exclude_kernel = !kmap;
+	tc.use_clockid = 1;
+	tc.clockid = 1;
+	m.attr0 = agg;
+	check(pd_writer_add_attr(m.w, &agg, "cpu-clock", &id_agg, 1), "add attr");
+	check(pd_writer_add_attr(m.w, &tc, "task-clock", &id_tc, 1), "add attr");
+	check(pd_writer_begin(m.w), "pd_writer_begin");
+	if (kmap && !kernel_map(&m))
+		fail("kernel map");
+	comm_and_mmap(&m, &h);
+	s = id_of(&m, 0, 0);
+	check(pd_encode_ksymbol(&m.rec, &m.attr0, &ks, names[5], &s), "KSYMBOL");
+	put(&m);
+	first = m.time;
+	for (int iv = 0; iv < 2; iv++) {
+		/* the plain event's samples during the interval, the keys at its end */
+		for (i = 0; i < nr_plain; i++) {
+			u64 chain[4] = { PERF_CONTEXT_USER, inside(&h, plain[i]),
+					 inside(&h, SYM_RUN_ROUND), inside(&h, SYM_MAIN) };
+
+			s = id_of(&m, id_tc, i % 2);
+			s.misc = PERF_RECORD_MISC_USER;
+			s.ip = chain[1];
+			s.period = 10007;
+			s.callchain_nr = 4;
+			s.callchain = chain;
+			check(pd_encode_sample(&m.rec, &tc, &s), "SAMPLE");
+			m.time += TSTEP;
+		}
+		m.time = first + (u64)(iv + 1) * AGG_INTERVAL;
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			u64 chain[6];
+			bool lost = keys[i].leaf > SYM_MAIN;
+
+			if (keys[i].interval != iv || (lost && !kmap))
+				continue;
+			s = id_of(&m, id_agg, (u32)keys[i].cpu);
+			if (lost) {
+				/* the kernel stack was lost, the user stack kept */
+				chain[0] = PERF_CONTEXT_KERNEL;
+				chain[1] = LOST_STACK_IP;
+				chain[2] = PERF_CONTEXT_USER;
+				chain[3] = inside(&h, SYM_HOT_C);
+				chain[4] = inside(&h, SYM_RUN_ROUND);
+				chain[5] = inside(&h, SYM_MAIN);
+				s.callchain_nr = 6;
+				s.misc = PERF_RECORD_MISC_KERNEL;
+			} else {
+				chain[0] = PERF_CONTEXT_USER;
+				chain[1] = inside(&h, keys[i].leaf);
+				chain[2] = inside(&h, SYM_RUN_ROUND);
+				chain[3] = inside(&h, SYM_MAIN);
+				s.callchain_nr = 4;
+				s.misc = PERF_RECORD_MISC_USER;
+			}
+			s.ip = chain[1];
+			s.callchain = chain;
+			s.weight = keys[i].weight;
+			s.period = keys[i].weight * 10007;
+			/* the last time the key was seen: within the interval, before the drain */
+			s.time = m.time - TSTEP * (u64)(i + 1) / 4;
+			check(pd_encode_sample(&m.rec, &agg, &s), "SAMPLE");
+			weight[keys[i].leaf] += keys[i].weight;
+			records[keys[i].leaf]++;
+			total += keys[i].weight;
+		}
+		put(&m);
+	}
+	exit_record(&m);
+	printf("event cpu-clock aggregated\nevent task-clock\n");
+	for (i = 0; i < 6; i++) {
+		if (!records[i])
+			continue;
+		printf("leaf cpu-clock %s %" PRIu64 " %" PRIu64 "\n", names[i], weight[i],
+		       records[i]);
+		nrec += records[i];
+	}
+	printf("samples cpu-clock %" PRIu64 "\nrecords cpu-clock %" PRIu64 "\n", total, nrec);
+	printf("period cpu-clock %" PRIu64 "\n", total * 10007);
+	/* the plain samples, written in both intervals */
+	for (i = 0; i < 3; i++) {
+		u64 n = 0;
+
+		for (u32 j = 0; j < nr_plain; j++)
+			n += plain[j] == (int)i;
+		printf("leaf task-clock %s %" PRIu64 " %" PRIu64 "\n", names[i], 2 * n, 2 * n);
+	}
+	printf("samples task-clock %zu\nrecords task-clock %zu\n", 2 * nr_plain,
+	       2 * nr_plain);
+	printf("entries %d\ninterval_ns %" PRIu64 "\n", AGG_ENTRIES, (u64)AGG_INTERVAL);
+
+	overhead_facts_init(&f);
+	f.aggregate_interval_ns = AGG_INTERVAL;
+	f.aggregate_entries = AGG_ENTRIES;
+	if (!overhead_facts_event(&f, 0))
+		fail("out of memory");
+	overhead_facts_event(&f, 0)->aggregated = true;
+	check(overhead_facts_encode(&f, &b), "overhead_facts_encode");
+	check(pd_writer_set_feature(m.w, PD_FEAT_PREC, b.data, b.len), "PD_FEAT_PREC");
+	pd_buf_release(&b);
+	overhead_facts_release(&f);
+	close_writer(&m, first, m.time);
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* tracepoint: sched:sched_switch */
 
 static struct tep_format_field *field(struct tep_event *ev, const char *name)
@@ -814,7 +973,7 @@ int main(int argc, char **argv)
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s events|compressed|compressed-pipe|pipe|tracepoint|tracepoint-pipe|\n"
-			"       overhead|stat FILE\n", prog);
+			"       overhead|stat|latecomm|aggregated FILE\n", prog);
 		return 2;
 	}
 	kind = argv[1];
@@ -843,6 +1002,8 @@ int main(int argc, char **argv)
 		make_stat(file, argc, argv);
 	} else if (!strcmp(kind, "latecomm")) {
 		make_latecomm(file, argc, argv);
+	} else if (!strcmp(kind, "aggregated")) {
+		make_aggregated(file, argc, argv);
 	} else {
 		fprintf(stderr, "%s: unknown kind %s\n", prog, kind);
 		return 2;

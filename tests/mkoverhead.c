@@ -23,8 +23,15 @@
  *	collector SOURCE NS			the collector's calibrated cost per sample
  *	intervals N, spike I			intervals written; the one sampled 3x on CPU 0
  *	expect ID				the finding the kind is built to provoke
+ *	kernel_samples EVENT CPU N		aggregated events: the WEIGHTs of its records
+ *	aggregate ENTRIES LOST			aggregated: the count map's keys, samples lost
  *
- * usage: mkoverhead KIND FILE		(kinds: modest nofacts hardware throttle storm fixed none)
+ * An aggregated kind writes what prec record --aggregate does: per interval and CPU a few SAMPLE
+ * records (keys) whose WEIGHTs sum to the samples of the rate, an aggregate cost (the BPF
+ * program's runs and run time), and what the maps could not hold as lost figures whose reason
+ * starts "aggregate:" with their LOST_SAMPLES record.
+ *
+ * usage: mkoverhead KIND FILE	(kinds: modest nofacts hardware throttle storm fixed none aggregate)
  *
  * Exit status: 0; 1 on an error; 2 for bad usage.
  */
@@ -107,6 +114,11 @@ struct mk_kind {
 	int spike; /* this interval samples 3x on CPU 0; -1: none */
 	bool no_facts;
 	const char *expect[8];
+	/* --aggregate: event 0 counted in the kernel */
+	int keys;	    /* SAMPLE records per interval and CPU; 0: not aggregated */
+	double agg_ns;	    /* the program's run time per kernel sample */
+	u64 agg_entries;    /* --aggregate-entries */
+	u64 agg_lost;	    /* samples the maps could not hold, in the middle interval on CPU 1 */
 };
 
 static const struct mk_kind kinds[] = {
@@ -331,6 +343,41 @@ static const struct mk_kind kinds[] = {
 	.expect = {"sample-cost", "short-period"},
     },
     {
+	/* --aggregate at 1 kHz: a count map of 64 keys that could not hold them all. */
+	.kind = "aggregate",
+	.intervals = 3,
+	.span_ns = 200000000,
+	.ev = {{"cpu-clock",
+		PERF_TYPE_SOFTWARE,
+		PERF_COUNT_SW_CPU_CLOCK,
+		true,
+		1000,
+		0,
+		{1000, 1000},
+		0}},
+	.nr_ev = 1,
+	.source = "bpf",
+	.wanted = "auto",
+	.handler_ns = 1000,
+	.stolen_ns = 13600,
+	.collector_ns = 150,
+	.mux_ns = 0,
+	.sb_per_s = {20, 10},
+	.sb_ns = 1500,
+	.recorder_pct = 1,
+	.write_pct = 0.1,
+	.rate_before = 100000,
+	.rate_after = 100000,
+	.nmi_watchdog = 0,
+	.mmap_pages = 128,
+	.spike = -1,
+	.keys = 8,
+	.agg_ns = 800,
+	.agg_entries = 64,
+	.agg_lost = 300,
+	.expect = {"lost"},
+    },
+    {
 	/* No collector could run: the kernel-side costs are unavailable, never zero. */
 	.kind = "none",
 	.intervals = 3,
@@ -390,6 +437,7 @@ struct mk {
 	/* manifest sums */
 	u64 cost_nr[NR_CPUS + 1][OVERHEAD_TYPE_NR], cost_ns[NR_CPUS + 1][OVERHEAD_TYPE_NR];
 	u64 samples[MAX_EV][NR_CPUS];
+	u64 kernel_samples[MAX_EV][NR_CPUS]; /* aggregated: what the records' WEIGHTs sum to */
 	u64 stat_ena[MAX_EV][NR_CPUS], stat_run[MAX_EV][NR_CPUS];
 };
 
@@ -473,6 +521,12 @@ static void setup(struct mk *m, const char *file, int argc, char **argv)
 			a.sample_period = e->value;
 		if (i == 0)
 			a.comm = a.task = 1;
+		if (i == 0 && k->keys) {
+			/* an aggregated event: WEIGHT, on CLOCK_MONOTONIC */
+			a.sample_type |= PERF_SAMPLE_WEIGHT;
+			a.use_clockid = 1;
+			a.clockid = 1;
+		}
 		m->attr[i] = a;
 		for (c = 0; c < NR_CPUS; c++)
 			m->ids[i][c] = 1000 * (u64)(i + 1) + (u64)c;
@@ -542,11 +596,26 @@ static void interval(struct mk *m, int iv, bool *maps)
 			double rate = k->ev[e].rate[c] * (iv == k->spike && c == 0 ? 3 : 1);
 			u64 cnt = (u64)llround(rate * (double)k->span_ns / NS);
 
+			nr_cpu[c] += cnt;
+			if (e == 0 && k->keys) {
+				/* the keys, drained at the interval's end: weights 1, 2, ... rest */
+				u64 left = cnt;
+
+				for (int i = 0; i < k->keys && left; i++) {
+					u64 w = i + 1 < k->keys && left > (u64)i + 1 ? (u64)i + 1
+										      : left;
+
+					ADD(end - (u64)(k->keys - i) * 1000, 0, e, c, w);
+					left -= w;
+					m->samples[e][c]++;
+				}
+				m->kernel_samples[e][c] += cnt;
+				continue;
+			}
 			for (u64 i = 0; i < cnt; i++)
 				ADD(start +
 					(u64)(((double)i + 0.5) * (double)k->span_ns / (double)cnt),
 				    0, e, c, 0);
-			nr_cpu[c] += cnt;
 			m->samples[e][c] += cnt;
 		}
 		stat |= k->ev[e].running > 0;
@@ -557,6 +626,8 @@ static void interval(struct mk *m, int iv, bool *maps)
 		ADD(t - k->throttle_ns / 2, 1, 0, 1, 0);
 		ADD(t + k->throttle_ns / 2, 2, 0, 1, 0);
 	}
+	if (iv == k->intervals / 2 && k->agg_lost)
+		ADD(end - 1, 4, 0, 1, k->agg_lost);
 	if (iv == k->intervals / 2 && (k->lost || k->lost_samples)) {
 		if (k->lost)
 			ADD(start + k->span_ns / 2 + 1, 3, 0, 1, k->lost);
@@ -574,6 +645,12 @@ static void interval(struct mk *m, int iv, bool *maps)
 			s.misc = PERF_RECORD_MISC_USER;
 			s.ip = 0x401000 + (it->time % 7) * 16;
 			s.period = k->ev[it->ev].freq ? 10007 : k->ev[it->ev].value;
+			if (it->n) {
+				/* a key: its own IP, the summed period, the samples in WEIGHT */
+				s.ip = 0x402000 + (it->time % 16) * 16;
+				s.period *= it->n;
+				s.weight = it->n;
+			}
 			check(pd_encode_sample(&m->rec, &m->attr[it->ev], &s), "SAMPLE");
 			break;
 		case 1:
@@ -661,6 +738,20 @@ static void interval(struct mk *m, int iv, bool *maps)
 			overhead(m, c, OVERHEAD_TYPE_LOST,
 				 iv == k->intervals / 2 ? k->lost + k->lost_samples : 0, 0,
 				 k->span_ns, end, "ring-buffer", OVERHEAD_MEASURED, "");
+		if (k->keys) {
+			char why[80];
+
+			overhead(m, c, OVERHEAD_TYPE_AGGREGATE, nr_cpu[c],
+				 (u64)llround(k->agg_ns * (double)nr_cpu[c]), k->span_ns, end, "bpf",
+				 OVERHEAD_MEASURED, "");
+			snprintf(why, sizeof(why),
+				 "aggregate: count map full (--aggregate-entries %" PRIu64 ")",
+				 k->agg_entries);
+			if (k->agg_lost && c == 1)
+				overhead(m, c, OVERHEAD_TYPE_LOST,
+					 iv == k->intervals / 2 ? k->agg_lost : 0, 0, k->span_ns, end,
+					 "bpf", OVERHEAD_MEASURED, why);
+		}
 	}
 	overhead(m, -1, OVERHEAD_TYPE_RECORDER, 1,
 		 (u64)llround(k->recorder_pct / 100 * (double)k->span_ns), k->span_ns, end,
@@ -739,6 +830,11 @@ static void facts(struct mk *m)
 			fe->freq = k->ev[e].requested ? k->ev[e].requested : k->ev[e].value;
 		else
 			fe->period = k->ev[e].value;
+		fe->aggregated = e == 0 && k->keys;
+	}
+	if (k->keys) {
+		f.aggregate_interval_ns = k->span_ns;
+		f.aggregate_entries = k->agg_entries;
 	}
 	check(overhead_facts_encode(&f, &b), "overhead_facts_encode");
 	check(pd_writer_set_feature(m->w, PD_FEAT_PREC, b.data, b.len), "PD_FEAT_PREC");
@@ -770,6 +866,9 @@ static void manifest(const struct mk *m)
 			if (!m->samples[e][c])
 				continue;
 			printf("samples %s %d %" PRIu64 "\n", k->ev[e].name, c, m->samples[e][c]);
+			if (m->kernel_samples[e][c])
+				printf("kernel_samples %s %d %" PRIu64 "\n", k->ev[e].name, c,
+				       m->kernel_samples[e][c]);
 			printf("rate %s %d %.3f\n", k->ev[e].name, c,
 			       (double)m->samples[e][c] * NS / (double)wall);
 		}
@@ -781,8 +880,10 @@ static void manifest(const struct mk *m)
 		       (u64)k->throttles * k->throttle_ns * (u64)k->intervals);
 	if (k->lost)
 		printf("lost %" PRIu64 "\n", k->lost);
-	if (k->lost_samples)
-		printf("lost_samples %" PRIu64 "\n", k->lost_samples);
+	if (k->lost_samples || k->agg_lost)
+		printf("lost_samples %" PRIu64 "\n", k->lost_samples + k->agg_lost);
+	if (k->keys)
+		printf("aggregate %" PRIu64 " %" PRIu64 "\n", k->agg_entries, k->agg_lost);
 	if (!k->no_facts)
 		printf("limit %" PRIu64 " %" PRIu64 "\nnmi_watchdog %d\n", k->rate_before,
 		       k->rate_after, k->nmi_watchdog);
@@ -839,7 +940,8 @@ int main(int argc, char **argv)
 {
 	if (argc != 3) {
 		fprintf(stderr,
-			"usage: %s modest|nofacts|hardware|throttle|storm|fixed|none FILE\n", prog);
+			"usage: %s modest|nofacts|hardware|throttle|storm|fixed|none|aggregate FILE\n",
+			prog);
 		return 2;
 	}
 	return make(argv[1], argv[2], argc, argv);

@@ -17,7 +17,7 @@ overhead_report() {
 	"$PREC" report --overhead "$@"
 }
 
-KINDS="modest nofacts hardware throttle storm fixed none"
+KINDS="modest nofacts hardware throttle storm fixed none aggregate"
 for k in $KINDS; do
 	"$MKO" "$k" "$k.data" >"$k.man" || skip_all "mkoverhead $k failed"
 	overhead_report -i "$k.data" >"$k.txt" 2>"$k.err"
@@ -260,13 +260,42 @@ open(\"later.data\", \"wb\").write(b.replace(b\"prec-facts 1\\n\", b\"prec-facts
 	grep -q "^# facts: prec facts, line 1: version 9" later.txt &&
 	grep -q "^# worst CPU: 0" later.txt'
 
+test_expect "aggregate: the program's run time per CPU, added to the CPU's overhead" '
+	for c in 0 1; do
+		want=$(manifest aggregate.man cost | awk -v c=$c "\$1 == c && \$2 == \"aggregate\" { print \$4 }")
+		[ -n "$want" ] && [ "$want" -gt 0 ] || fail "no aggregate cost built" || return 1
+		[ "$(json aggregate.json "cpu($c)[\"aggregate_ns\"]")" = "$want" ] || return 1
+		[ "$(json aggregate.json "cpu($c)[\"overhead_ns\"] == cpu($c)[\"sampling_ns\"] + cpu($c)[\"mux_ns\"] + cpu($c)[\"sideband_ns\"] + $want")" = true ] ||
+			fail "CPU $c: the overhead does not count the aggregation" || return 1
+		grep -Eq "^ +$c  aggregate .* bpf +measured \(in-kernel aggregation, on top of the stolen time\)$" aggregate.txt || return 1
+		grep -Eq "^ +$c  =overhead .*  stolen \+ mux \+ sideband \+ aggregate$" aggregate.txt || return 1
+	done &&
+	! grep -q "+ aggregate" modest.txt &&
+	set -- $(manifest aggregate.man aggregate) &&
+	[ "$(json aggregate.json "d[\"facts\"][\"aggregate_entries\"]")" = "$1" ] &&
+	grep -q "^# aggregated in the kernel: maps of $1 keys" aggregate.txt'
+
+test_expect "lost in the aggregation: --aggregate-entries from the keys and the loss, not -m" '
+	set -- $(manifest aggregate.man aggregate)
+	entries=$1 lost=$2
+	keys=$(manifest aggregate.man samples | awk "{ n += \$3 } END { print n }")
+	want=$(awk -v e="$entries" -v k="$keys" -v l="$lost" "BEGIN {
+		w = e * (k + l) / k; p = 2 * e; while (p < w) p *= 2; print p }")
+	echo "entries $entries, keys $keys, lost $lost: $want"
+	[ "$want" -gt $((2 * entries)) ] || fail "the built figures changed" || return 1
+	msg=$(json aggregate.json "[f[\"message\"] + \" // \" + f[\"advice\"] for f in d[\"findings\"] if f[\"id\"] == \"lost\"][0]") &&
+	echo "$msg" &&
+	case "$msg" in *"$lost samples lost in the kernel"*"count map full (--aggregate-entries $entries)"*"the count map holds $entries keys, $keys were written"*) ;; *) return 1 ;; esac &&
+	case "$msg" in *"// larger maps: --aggregate-entries $want (now $entries)"*) ;; *) return 1 ;; esac &&
+	case "$msg" in *"-m "*) fail "advises -m" ;; esac'
+
 if have perf; then
 	test_expect "perf reads the built files (the LOST warning where LOST records were built)" '
 		for k in $KINDS; do
 			perf script -i $k.data >/dev/null 2>$k.perf || fail "$k: perf script failed" || return 1
-			if [ -n "$(manifest $k.man lost)" ]; then
-				grep -v -e "^Warning:" -e "lost 1 chunks" -e "^Check IO/CPU overload" \
-					-e "^$" $k.perf && return 1
+			if [ -n "$(manifest $k.man lost)$(manifest $k.man lost_samples)" ]; then
+				! grep -v -e "^Warning:" -e "lost 1 chunks" -e "^Check IO/CPU overload" \
+					-e "^Processed [0-9]* samples and lost" -e "^$" $k.perf || return 1
 			else
 				no_stderr $k.perf || return 1
 			fi

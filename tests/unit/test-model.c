@@ -1388,6 +1388,89 @@ static void test_hostile(void)
 	overhead_model_free(NULL);
 }
 
+/*
+ * --aggregate: the program's run time adds to a CPU's overhead (the stolen time was calibrated
+ * without it), and what its full maps lost is advised on with --aggregate-entries, not -m, while
+ * a ring-buffer loss in the same file keeps its own advice.
+ */
+static void test_aggregate(void)
+{
+	struct overhead_model *m;
+	const struct om_cpu *c;
+	const struct om_finding *s;
+	struct om_finding *f;
+	struct overhead_facts fa;
+	int ev, n, nr_lost = 0;
+
+	m = overhead_model_new(true);
+	overhead_facts_init(&fa);
+	fa.mmap_pages = 128;
+	fa.aggregate_entries = 64;
+	fa.aggregate_interval_ns = SEC;
+	overhead_facts_event(&fa, 0)->aggregated = true;
+	set_facts(m, &fa);
+	ev = add_event(m, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true, 4000);
+	/* 48 keys written for 4000 kernel samples; the maps lost 300 more */
+	samples(m, ev, 0, 48, SEC);
+	rec(m, 0, "stolen", 4000, 4000 * 13600ULL, SEC, "calibration", OVERHEAD_ESTIMATED, "",
+	    T0 + SEC);
+	rec(m, 0, "aggregate", 4000, 4000 * 800ULL, SEC, "bpf", OVERHEAD_MEASURED, "", T0 + SEC);
+	rec(m, 0, "lost", 300, 0, SEC, "bpf", OVERHEAD_MEASURED,
+	    "aggregate: count map full (--aggregate-entries 64)", T0 + SEC);
+	overhead_model_add_lost(m, ev, 0, 300, T0 + SEC, true);
+	n = judge(m, 2, &f);
+	c = overhead_model_cpu(m, 0);
+	ok(c && c->aggregate_ns == 4000 * 800ULL && c->have_aggregate,
+	   "aggregate: the program's run time per CPU");
+	ok(c && c->overhead_ns == 4000 * 13600ULL + 4000 * 800ULL,
+	   "... added to the stolen time in the CPU's overhead");
+	ok(m->nr_intervals == 1 && m->intervals[0].cpus[0].aggregate_ns == 4000 * 800ULL &&
+	       fabs(m->intervals[0].cpus[0].pct - 100.0 * (4000 * 14400.0) / SEC) < 1e-9,
+	   "... and in the interval's");
+	for (int i = 0; i < n; i++)
+		nr_lost += !strcmp(f[i].id, "lost");
+	s = find(f, n, "lost");
+	is(nr_lost, 1, "aggregate lost: one finding, the LOST_SAMPLES carrying the same loss");
+	ok(s && has(s->message, "300 samples lost in the kernel (6.98% of 4300)") &&
+	       has(s->message, "count map full (--aggregate-entries 64)") &&
+	       has(s->message, "the count map holds 64 keys, 48 were written"),
+	   "... the count lost, the map size, the keys written");
+	ok(s && s->severity == OM_SEVERE, "... 6.98% of the kernel samples is severe");
+	ok(s && has(s->advice, "--aggregate-entries 512 (now 64)") && !strstr(s->advice, "-m "),
+	   "... advice: 64 * (48 + 300) / 48 = 464 keys: --aggregate-entries 512, not -m");
+	free(f);
+	overhead_model_free(m);
+
+	/* the rings lost records too: a second finding, with -m */
+	m = overhead_model_new(false);
+	overhead_facts_init(&fa);
+	fa.mmap_pages = 128;
+	fa.aggregate_entries = 64;
+	overhead_facts_event(&fa, 0)->aggregated = true;
+	set_facts(m, &fa);
+	ev = add_event(m, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true, 4000);
+	samples(m, ev, 0, 48, SEC);
+	rec(m, 0, "aggregate", 4000, 4000 * 800ULL, SEC, "bpf", OVERHEAD_MEASURED, "", T0 + SEC);
+	rec(m, 0, "lost", 300, 0, SEC, "bpf", OVERHEAD_MEASURED, "aggregate: stack map full",
+	    T0 + SEC);
+	overhead_model_add_lost(m, ev, 0, 300, T0 + SEC, true);
+	overhead_model_add_lost(m, ev, 0, 20, T0 + SEC, false);
+	n = judge(m, 2, &f);
+	nr_lost = 0;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(f[i].id, "lost"))
+			continue;
+		nr_lost++;
+		ok(strstr(f[i].advice, "--aggregate-entries") ? !strstr(f[i].advice, "-m ")
+							       : has(f[i].message, "20 events lost") &&
+								 has(f[i].advice, "-m 256"),
+		   "... each loss with its own advice");
+	}
+	is(nr_lost, 2, "aggregate and ring-buffer losses: two findings");
+	free(f);
+	overhead_model_free(m);
+}
+
 int main(void)
 {
 	test_facts();
@@ -1397,6 +1480,7 @@ int main(void)
 	test_sample_cost();
 	test_throttle();
 	test_lost();
+	test_aggregate();
 	test_multiplex();
 	test_sideband();
 	test_recorder();
