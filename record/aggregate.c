@@ -57,10 +57,13 @@ struct agg {
 	struct agg_stat *percpu;    /* nr_possible */
 	struct record_aggregate_cpu *cum; /* nr_cpus, cumulative */
 	u64 *lost_written;          /* nr_cpus: lost keys already written as LOST_SAMPLES */
-	struct agg_key *keys;
+	struct agg_key *keys;       /* entries: what the last drain took */
 	struct agg_val *vals;
+	u32 nr_drained;
+	u64 lost_seen;              /* lost keys, all CPUs, when the stacks were last cleared */
 	u64 *chain;
 	struct pd_buf out;
+	size_t emitted;             /* bytes of samples queued by the current drain */
 	bool started;
 };
 
@@ -273,6 +276,7 @@ static int emit(struct record *rec, struct agg *a)
 	if (!a->out.len)
 		return 0;
 	err = record_emit(rec, a->out.data, a->out.len);
+	a->emitted += a->out.len;
 	pd_buf_reset(&a->out);
 	if (err)
 		return error("--aggregate: cannot queue the samples: %s", strerror(-err));
@@ -340,6 +344,36 @@ static void put_sample(struct record *rec, struct agg *a, const struct agg_key *
 	pd_encode_sample(&a->out, attr, &s);
 }
 
+/*
+ * Empty a stack map. The stacks the drained keys named go one by one; only when keys were lost
+ * since the last drain (their stacks are in the map, named by no key) is the whole map walked,
+ * which costs a scan of every bucket per entry.
+ */
+static void clear_stacks(struct agg *a, int stack_fd)
+{
+	u32 key, next;
+	bool first = true;
+	u64 lost = 0;
+
+	for (u32 i = 0; i < a->nr_drained; i++) {
+		if (a->keys[i].kstack >= 0)
+			bpf_map_delete_elem(stack_fd, &a->keys[i].kstack);
+		if (a->keys[i].ustack >= 0)
+			bpf_map_delete_elem(stack_fd, &a->keys[i].ustack);
+	}
+	if (!bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.stats), &(u32){ 0 }, a->percpu))
+		for (int cpu = 0; cpu < a->nr_possible; cpu++)
+			lost += a->percpu[cpu].lost_keys;
+	if (lost == a->lost_seen)
+		return;
+	a->lost_seen = lost;
+	while (!bpf_map_get_next_key(stack_fd, first ? NULL : &key, &next)) {
+		bpf_map_delete_elem(stack_fd, &next);
+		key = next;
+		first = false;
+	}
+}
+
 /* Take and delete every key of the old generation; then empty its stack map. */
 static int drain_generation(struct record *rec, struct agg *a, int counts_fd, int stack_fd)
 {
@@ -347,28 +381,27 @@ static int drain_generation(struct record *rec, struct agg *a, int counts_fd, in
 	void *in = NULL;
 	int err;
 
+	a->nr_drained = 0;
 	do {
-		n = (u32)a->entries;
-		err = bpf_map_lookup_and_delete_batch(counts_fd, in, &token, a->keys, a->vals, &n,
-						      NULL);
+		struct agg_key *k = a->keys + a->nr_drained;
+		struct agg_val *v = a->vals + a->nr_drained;
+
+		/* The map never holds more than entries keys; room for them all, kept for later. */
+		n = (u32)(a->entries - a->nr_drained);
+		if (!n)
+			break;
+		err = bpf_map_lookup_and_delete_batch(counts_fd, in, &token, k, v, &n, NULL);
 		if (err && err != -ENOENT)
 			return error("--aggregate: cannot read the count map: %s", strerror(-err));
 		for (u32 i = 0; i < n; i++)
-			put_sample(rec, a, &a->keys[i], &a->vals[i], stack_fd);
+			put_sample(rec, a, &k[i], &v[i], stack_fd);
+		a->nr_drained += n;
 		if (emit(rec, a))
 			return -1;
 		in = &token;
 	} while (!err);
-	if (a->callchain) {
-		u32 key, next;
-		bool first = true;
-
-		while (!bpf_map_get_next_key(stack_fd, first ? NULL : &key, &next)) {
-			bpf_map_delete_elem(stack_fd, &next);
-			key = next;
-			first = false;
-		}
-	}
+	if (a->callchain)
+		clear_stacks(a, stack_fd);
 	return 0;
 }
 
@@ -430,17 +463,24 @@ static int read_stats(struct record *rec, struct agg *a)
 static int drain(struct record *rec, struct agg *a)
 {
 	u32 old = a->skel->bss->gen & 1;
+	u64 t0 = record_monotonic_ns(), t1;
+	size_t bytes;
 	int err;
 
 	__atomic_store_n(&a->skel->bss->gen, old ^ 1, __ATOMIC_SEQ_CST);
 	err = wait_for_runs();
 	if (err)
 		return error("--aggregate: cannot wait for the BPF program: %s", strerror(-err));
+	t1 = record_monotonic_ns();
+	a->emitted = 0;
 	err = drain_generation(rec, a,
 			       bpf_map__fd(old ? a->skel->maps.counts1 : a->skel->maps.counts0),
 			       bpf_map__fd(old ? a->skel->maps.stacks1 : a->skel->maps.stacks0));
 	if (err)
 		return err;
+	bytes = a->emitted;
+	debug(1, "aggregate: generation %u drained: %.1f ms waiting for runs, %.1f ms for %zu bytes "
+		 "of samples", old, (t1 - t0) / 1e6, (record_monotonic_ns() - t1) / 1e6, bytes);
 	return read_stats(rec, a);
 }
 
