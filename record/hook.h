@@ -93,6 +93,9 @@ struct record_opts {
 	const struct event_list *count_events; /* --count EVENTS; NULL when not given */
 	u64 count_interval_ns; /* --count-interval; 0 when not given */
 	bool off_cpu;          /* --off-cpu */
+	bool aggregate;        /* --aggregate: count samples in the kernel (record/aggregate.h) */
+	u64 aggregate_interval_ns; /* --aggregate-interval */
+	u64 aggregate_entries; /* --aggregate-entries */
 
 	/* How the session runs (perf record's options of the same names); record.c fills them. */
 	bool per_thread;       /* --per-thread: one ring per thread (cpu -1), no per-CPU events */
@@ -247,6 +250,46 @@ int record_shared_with(const struct record *rec, int idx);
  */
 void record_set_read_interval(struct record *rec, u64 interval_ns);
 u64 record_read_interval(const struct record *rec);
+
+/**
+ * record_set_no_rounds - write no FINISHED_ROUND in this recording (from a declare callback),
+ * for a hook that emits records whose times are older than what was drained before them: perf
+ * then sorts the whole file by time instead of flushing round by round, so nothing is out of
+ * order however late such a record comes.
+ */
+void record_set_no_rounds(struct record *rec);
+
+/*
+ * In-kernel aggregation (--aggregate): what it cost and lost on one CPU, cumulative since the
+ * start of the recording.
+ */
+struct record_aggregate_cpu {
+	int cpu;        /* the CPU number */
+	u64 runs;       /* runs of the program on the sampling events */
+	u64 run_ns;     /* their time, as the program measured it */
+	u64 lost_keys;  /* samples the count map had no room for (written as LOST_SAMPLES) */
+	u64 lost_stacks; /* stacks the stack map had no room for ([lost stack] frames) */
+};
+
+/* The aggregation of a recording, published by the aggregate hook for the overhead hook. */
+struct record_aggregate {
+	u64 interval_ns; /* --aggregate-interval */
+	u64 entries;     /* --aggregate-entries: the size of each map */
+	u64 attrs;       /* bit i: attr index i is aggregated (indexes below 64) */
+	int nr_cpus;     /* entries of cpu, in the order of record_cpus() */
+	const struct record_aggregate_cpu *cpu;
+};
+
+/**
+ * record_set_aggregate - publish the aggregation's figures (copied), from the aggregate hook's
+ * open, tick and stop callbacks; a hook before the overhead hook in the table, so that each
+ * interval of prec:overhead has the figures of its end.
+ *
+ * Return: 0, or -EINVAL for a negative nr_cpus.
+ */
+int record_set_aggregate(struct record *rec, const struct record_aggregate *agg);
+/* The aggregation's figures, or NULL when the recording aggregates nothing. */
+const struct record_aggregate *record_aggregate(const struct record *rec);
 
 /* The session's options, statistics and CPUs. */
 const struct record_opts *record_options(const struct record *rec);

@@ -46,6 +46,7 @@ struct ovr_cpu {
 	u64 handler_nr, handler_ns, mux_nr, mux_ns, coll_lost;
 	u64 samples, lost, throttle, throttled_ns;
 	u64 sideband[RECORD_NR_KINDS];
+	u64 agg_runs, agg_ns, agg_lost; /* the aggregation's (record_aggregate()) */
 };
 
 struct ovr {
@@ -704,6 +705,44 @@ static void put_recorder(struct record *rec, struct ovr *o, u64 time, u64 span,
 }
 
 /*
+ * What in-kernel aggregation cost on each CPU (the program's run time, as it measured it) and
+ * what its maps could not hold, as the aggregate hook published them (record_aggregate()).
+ */
+static void put_aggregate(struct record *rec, struct ovr *o, u64 time, u64 span)
+{
+	const struct record_aggregate *ra = record_aggregate(rec);
+	const struct record_opts *opts = record_options(rec);
+
+	if (!ra)
+		return;
+	for (int i = 0; i < o->nr_cpus; i++) {
+		const struct record_aggregate_cpu *c = NULL;
+		struct ovr_cpu *p = &o->prev[i];
+		char why[160];
+		u64 lost;
+
+		for (int k = 0; k < ra->nr_cpus && !c; k++)
+			if (ra->cpu[k].cpu == o->cpus[i])
+				c = &ra->cpu[k];
+		if (!c)
+			continue;
+		put(rec, o, time, o->cpus[i], OVERHEAD_TYPE_AGGREGATE, c->runs - p->agg_runs,
+		    c->run_ns - p->agg_ns, span, "bpf", OVERHEAD_MEASURED, "");
+		lost = c->lost_keys + c->lost_stacks - p->agg_lost;
+		if (lost) {
+			snprintf(why, sizeof(why), "aggregate: %s full (--aggregate-entries %llu)",
+				 c->lost_keys > p->agg_lost ? "count map" : "stack map",
+				 (unsigned long long)opts->aggregate_entries);
+			put(rec, o, time, o->cpus[i], OVERHEAD_TYPE_LOST, lost, 0, span, "bpf",
+			    OVERHEAD_MEASURED, why);
+		}
+		p->agg_runs = c->runs;
+		p->agg_ns = c->run_ns;
+		p->agg_lost = c->lost_keys + c->lost_stacks;
+	}
+}
+
+/*
  * One interval: every figure the difference between now and the end of the previous one, all
  * samples with the same time. final: the end of the recording.
  */
@@ -736,6 +775,7 @@ static int emit_interval(struct record *rec, struct ovr *o, u64 time, bool final
 			    : "its counts go to the next interval");
 	record_stats_snapshot(rec, &st, o->rcs);
 	put_recorder(rec, o, time, span, &st);
+	put_aggregate(rec, o, time, span);
 	if (flush(rec, o))
 		return -1;
 	keep_writer_figures(o, &st);
@@ -830,6 +870,16 @@ static void set_facts(struct record *rec, struct ovr *o)
 			fe->shared_with = with;
 	}
 	f.counters_interval_ns = record_read_interval(rec);
+	if (record_aggregate(rec)) {
+		const struct record_aggregate *ra = record_aggregate(rec);
+		struct overhead_fact_event *fe;
+
+		f.aggregate_interval_ns = ra->interval_ns;
+		f.aggregate_entries = ra->entries;
+		for (int i = 0; i < 64; i++)
+			if ((ra->attrs & (1ULL << i)) && (fe = overhead_facts_event(&f, (u32)i)))
+				fe->aggregated = true;
+	}
 	err = overhead_facts_encode(&f, &b);
 	if (!err)
 		err = record_set_feature(rec, PD_FEAT_PREC, b.data, b.len);

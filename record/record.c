@@ -21,6 +21,7 @@
 
 #include "overhead/collect.h"
 #include "prec.h"
+#include "record/aggregate.h"
 #include "record/cgroups.h"
 #include "record/counters.h"
 #include "record/off-cpu.h"
@@ -44,6 +45,7 @@
  * the --count events). Each reads its options from the session and turns itself off.
  */
 static const struct record_hook *const hooks[] = {
+	&aggregate_hook, /* before overhead: its figures are published for each interval */
 	&overhead_hook,
 	&counters_hook,
 	&cgroups_hook,
@@ -116,6 +118,9 @@ enum {
 	OPT_ALL_CGROUPS,
 	OPT_NAMESPACES,
 	OPT_EXCLUDE_PERF,
+	OPT_AGGREGATE,
+	OPT_AGGREGATE_INTERVAL,
+	OPT_AGGREGATE_ENTRIES,
 };
 
 static const struct option long_options[] = {
@@ -147,6 +152,9 @@ static const struct option long_options[] = {
 	{ "overhead-source", required_argument, NULL, OPT_OVERHEAD_SOURCE },
 	{ "overhead-interval", required_argument, NULL, OPT_OVERHEAD_INTERVAL },
 	{ "recalibrate", no_argument, NULL, OPT_RECALIBRATE },
+	{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
+	{ "aggregate-interval", required_argument, NULL, OPT_AGGREGATE_INTERVAL },
+	{ "aggregate-entries", required_argument, NULL, OPT_AGGREGATE_ENTRIES },
 	/* The session's options. */
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "synth", required_argument, NULL, OPT_SYNTH },
@@ -262,6 +270,12 @@ static void usage(FILE *f)
 	      "                            write the costs every <time> (default 1s; 500ms, 2s ...)\n"
 	      "        --recalibrate       measure the costs of a sample and of side-band anew,\n"
 	      "                            not from earlier recordings of this boot (cached 1 h)\n"
+	      "        --aggregate         count samples in the kernel (BPF): one sample per stack\n"
+	      "                            and task each interval, its weight the samples taken\n"
+	      "        --aggregate-interval <time>\n"
+	      "                            write the counted samples every <time> (default 1s)\n"
+	      "        --aggregate-entries <n>\n"
+	      "                            keys and stacks each map holds (default 16384)\n"
 	      "        --per-thread        one ring buffer per thread (cpu -1), no per-CPU events\n"
 	      "        --synth <no|all|task|mmap|cgroup>\n"
 	      "                            what to synthesize of existing tasks (default all)\n"
@@ -872,6 +886,8 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 	o->output = NULL;
 	o->freq = DEFAULT_FREQ;
 	o->overhead_interval_ns = OVERHEAD_INTERVAL_DEFAULT_NS;
+	o->aggregate_interval_ns = AGGREGATE_INTERVAL_DEFAULT_NS;
+	o->aggregate_entries = AGGREGATE_ENTRIES_DEFAULT;
 	o->count_events = count_events;
 	o->synth = RECORD_SYNTH_ALL;
 	o->ctl_fd = o->ack_fd = -1;
@@ -1025,6 +1041,23 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 		case OPT_RECALIBRATE:
 			o->recalibrate = true;
 			break;
+		case OPT_AGGREGATE:
+			o->aggregate = true;
+			break;
+		case OPT_AGGREGATE_INTERVAL:
+			if (parse_interval(optarg, &o->aggregate_interval_ns))
+				return usage_error("record", "--aggregate-interval '%s': a duration "
+						   "from 10ms to 1h, such as 500ms or 2s", optarg);
+			break;
+		case OPT_AGGREGATE_ENTRIES: {
+			u64 v;
+
+			if (parse_u64(optarg, &v) || v < 1 || v > (1U << 24))
+				return usage_error("record", "--aggregate-entries '%s': a number "
+						   "of keys from 1 to 16777216", optarg);
+			o->aggregate_entries = v;
+			break;
+		}
 		case OPT_SWITCH_OUTPUT_EVENT: {
 			char why[640];
 
@@ -1288,6 +1321,16 @@ int cmd_record(int argc, char **argv)
 	err = check_attr_options(o, &attr_opts);
 	if (err >= 0)
 		goto out_usage;
+	/* --aggregate: the program's times (bpf_ktime_get_ns) are CLOCK_MONOTONIC's. */
+	if (o->aggregate && o->use_clockid && o->clockid != CLOCK_MONOTONIC) {
+		err = usage_error("record", "--aggregate runs the events on CLOCK_MONOTONIC: -k "
+				  "cannot choose another clock");
+		goto out_usage;
+	}
+	if (o->aggregate) {
+		o->use_clockid = true;
+		o->clockid = CLOCK_MONOTONIC;
+	}
 	/* perf's target__validate(): -p/-t override -u, which overrides -a and -C */
 	if ((o->pid_list || o->tid_list) && o->uid) {
 		warning("-p/-t given: recording those tasks, not the processes of -u %s", o->uid);

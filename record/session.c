@@ -92,6 +92,10 @@ struct record {
 	int *shared_with;        /* by attr index: record_set_shared_with(); -1 */
 	int nr_shared_with;
 	u64 read_interval_ns;    /* record_set_read_interval() */
+	bool no_rounds;          /* record_set_no_rounds() */
+	struct record_aggregate agg; /* record_set_aggregate(); agg_on when set */
+	struct record_aggregate_cpu *agg_cpu;
+	bool agg_on;
 	int nr_map_cpus;
 	/* The writer thread's view of the attrs and ids (it keeps these pointers). */
 	const struct perf_event_attr **w_attrs;
@@ -391,6 +395,29 @@ int record_set_shared_with(struct record *rec, int idx, int other)
 	}
 	rec->shared_with[idx] = other;
 	return 0;
+}
+
+void record_set_no_rounds(struct record *rec)
+{
+	rec->no_rounds = true;
+}
+
+int record_set_aggregate(struct record *rec, const struct record_aggregate *agg)
+{
+	if (agg->nr_cpus < 0)
+		return -EINVAL;
+	rec->agg_cpu = xrealloc(rec->agg_cpu, (agg->nr_cpus + 1) * sizeof(*rec->agg_cpu));
+	if (agg->nr_cpus)
+		memcpy(rec->agg_cpu, agg->cpu, agg->nr_cpus * sizeof(*rec->agg_cpu));
+	rec->agg = *agg;
+	rec->agg.cpu = rec->agg_cpu;
+	rec->agg_on = true;
+	return 0;
+}
+
+const struct record_aggregate *record_aggregate(const struct record *rec)
+{
+	return rec->agg_on ? &rec->agg : NULL;
 }
 
 int record_shared_with(const struct record *rec, int idx)
@@ -850,7 +877,7 @@ static bool drain_pass(struct record *rec, bool force)
 	}
 	if (!last)
 		return false;
-	if (complete) {
+	if (complete && !rec->no_rounds) {
 		struct pd_record_header round = { PD_RECORD_FINISHED_ROUND, 0, sizeof(round) };
 
 		/* A full ring fills its block (both powers of two): the round gets one of its own. */
@@ -1359,6 +1386,7 @@ static void cleanup(struct record *rec)
 	free(rec->synthetic_ids);
 	free(rec->map_cpus);
 	free(rec->shared_with);
+	free(rec->agg_cpu);
 	free(rec->w_attrs);
 	free(rec->w_ids);
 	free(rec->w_id_attr);

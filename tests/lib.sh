@@ -201,6 +201,17 @@ perf_clean_wide() {
 	fi
 }
 
+# share FILE SYM: the percentage perf report (--stdio) gives the user-space symbol SYM in FILE
+share() {
+	awk -v s="$2" '$2 == "[.]" && $3 == s { sub("%", "", $1); print $1; exit }' "$1"
+}
+
+# near A B [D]: both are numbers and |A - B| <= D (3 unless given)
+near() {
+	awk -v a="$1" -v b="$2" -v d="${3:-3}" \
+		'BEGIN { x = a - b; if (x < 0) x = -x; exit !(a != "" && b != "" && x <= d) }'
+}
+
 # normalise: the one filter for golden outputs: pids, times, addresses and paths become tokens.
 normalise() {
 	sed -E \

@@ -16,16 +16,6 @@ HOT3=$PREC_BUILD/tests/workloads/hot3
 export HOME=$T/home
 mkdir -p "$HOME"
 
-# share FILE SYM: the percentage perf report gives SYM (a user-space symbol line)
-share() {
-	awk -v s="$2" '$2 == "[.]" && $3 == s { sub("%", "", $1); print $1; exit }' "$1"
-}
-
-# near A B: |A - B| <= 3
-near() {
-	awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 3) }'
-}
-
 "$PREC" record -e cpu-clock -F 4000 -o prec.data -- "$HOT3" -c 2 >rec.out 2>rec.err
 rec_rc=$?
 perf record -q -e cpu-clock -F 4000 -o perf.data -- "$HOT3" -c 2 >/dev/null 2>perf-rec.err

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The aggregate hook of prec record (record/aggregate.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "format/perf-data.h"
+#include "overhead/event.h"
+#include "record/aggregate.h"
+#include "record/hook.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+#ifdef HAVE_BPF
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "record/aggregate.skel.h"
+#include "record/bpf-stack.h"
+
+/* As in aggregate.bpf.c. */
+struct agg_key {
+	u32 event, pid, tid, cpu, exec;
+	s32 kstack, ustack;
+	u32 pad;
+	u64 ip;
+};
+
+struct agg_val {
+	u64 period, count, last;
+};
+
+struct agg_stat {
+	u64 runs, ns, lost_keys, lost_stacks;
+};
+
+struct agg {
+	struct aggregate_bpf *skel;
+	struct bpf_link **links;
+	int nr_links;
+	bool callchain;
+	u64 entries;
+	u64 attrs;                  /* bit i: attr i aggregated */
+	u64 *ids;                   /* by attr index: an id of its own, for the samples */
+	int nr_attrs;
+	const int *cpus;
+	int nr_cpus;
+	int nr_possible;
+	struct agg_stat *percpu;    /* nr_possible */
+	struct record_aggregate_cpu *cum; /* nr_cpus, cumulative */
+	u64 *lost_written;          /* nr_cpus: lost keys already written as LOST_SAMPLES */
+	struct agg_key *keys;       /* entries: what the last drain took */
+	struct agg_val *vals;
+	u32 nr_drained;
+	u64 lost_seen;              /* lost keys, all CPUs, when the stacks were last cleared */
+	u64 *chain;
+	struct pd_buf out;
+	size_t emitted;             /* bytes of samples queued by the current drain */
+	bool started;
+};
+
+#define CHAIN_MAX (2 + 2 * BPF_STACK_MAX_DEPTH)
+
+static char libbpf_last[256];
+
+/* libbpf's messages: the last one says why a load failed; the rest only with -v. */
+static int libbpf_keep(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char line[256];
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+
+	if (n <= 0)
+		return 0;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	while (n && line[n - 1] == '\n')
+		line[--n] = '\0';
+	if (level != LIBBPF_DEBUG && n)
+		memcpy(libbpf_last, line, n + 1);
+	debug(2, "libbpf: %s", line);
+	return 0;
+}
+
+/*
+ * Wait until every run of the program that may have read the old generation has ended: perf
+ * runs BPF programs of perf events inside an RCU read-side section, and MEMBARRIER_CMD_GLOBAL
+ * is a synchronize_rcu().
+ */
+static int wait_for_runs(void)
+{
+	return syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) ? -errno : 0;
+}
+
+static bool membarrier_works(void)
+{
+	long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+
+	return cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL);
+}
+
+static int agg_declare(struct record *rec, void **priv)
+{
+	const struct record_opts *opts = record_options(rec);
+	const struct record_attr_opts *ao = opts->attr;
+	struct aggregate_bpf *s;
+	libbpf_print_fn_t old;
+	struct agg *a;
+	int err;
+
+	if (!opts->aggregate)
+		return RECORD_HOOK_OFF;
+	if (!membarrier_works())
+		return error("--aggregate: the kernel cannot wait for BPF programs to finish "
+			     "(membarrier MEMBARRIER_CMD_GLOBAL is not available)");
+	libbpf_last[0] = '\0';
+	old = libbpf_set_print(libbpf_keep);
+	s = aggregate_bpf__open();
+	if (!s) {
+		err = errno ? -errno : -EINVAL;
+		libbpf_set_print(old);
+		return error("--aggregate: cannot open the BPF program: %s", strerror(-err));
+	}
+	s->rodata->callchain = opts->callgraph;
+	s->rodata->kernel_stacks = !(ao && ao->user_callchains);
+	s->rodata->user_stacks = !(ao && ao->kernel_callchains);
+	bpf_map__set_max_entries(s->maps.counts0, (u32)opts->aggregate_entries);
+	bpf_map__set_max_entries(s->maps.counts1, (u32)opts->aggregate_entries);
+	bpf_map__set_max_entries(s->maps.execs, (u32)opts->aggregate_entries);
+	/* Without -g no stack is taken: the smallest stack maps the kernel accepts. */
+	bpf_map__set_max_entries(s->maps.stacks0, opts->callgraph ? (u32)opts->aggregate_entries : 1);
+	bpf_map__set_max_entries(s->maps.stacks1, opts->callgraph ? (u32)opts->aggregate_entries : 1);
+	err = aggregate_bpf__load(s);
+	libbpf_set_print(old);
+	if (err) {
+		aggregate_bpf__destroy(s);
+		if (err == -EPERM || err == -EACCES)
+			return error("--aggregate: the kernel refused the BPF program: not permitted "
+				     "(needs root, or CAP_BPF and CAP_PERFMON)");
+		return error("--aggregate: the kernel refused the BPF program: %s%s%s%s",
+			     strerror(-err), libbpf_last[0] ? " (" : "", libbpf_last,
+			     libbpf_last[0] ? ")" : "");
+	}
+	a = xcalloc(1, sizeof(*a));
+	a->skel = s;
+	a->callchain = opts->callgraph;
+	a->entries = opts->aggregate_entries;
+	*priv = a;
+	/* The samples come at interval ends, after side-band newer than they are. */
+	record_set_no_rounds(rec);
+	record_set_tick(rec, opts->aggregate_interval_ns);
+	return 0;
+}
+
+/* A workload event that takes samples by interrupt or by count: not a tracepoint, not prec's. */
+static bool aggregatable(const struct perf_event_attr *attr)
+{
+	if (attr_is_prec_event(attr) || attr->type == PERF_TYPE_TRACEPOINT)
+		return false;
+	if (attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY)
+		return false;
+	return attr->freq ? attr->sample_freq > 0 : attr->sample_period > 0;
+}
+
+static void publish(struct record *rec, struct agg *a)
+{
+	struct record_aggregate ra = {
+		.interval_ns = record_options(rec)->aggregate_interval_ns,
+		.entries = a->entries,
+		.attrs = a->attrs,
+		.nr_cpus = a->nr_cpus,
+		.cpu = a->cum,
+	};
+
+	record_set_aggregate(rec, &ra);
+}
+
+static int agg_open(struct record *rec, void *priv)
+{
+	struct agg *a = priv;
+	const struct perf_event_attr *attr;
+	const int *fd;
+	const u64 *id;
+	int n;
+
+	a->cpus = record_cpus(rec, &a->nr_cpus);
+	a->nr_possible = libbpf_num_possible_cpus();
+	if (a->nr_possible <= 0)
+		return error("--aggregate: cannot count the possible CPUs");
+	a->percpu = xcalloc(a->nr_possible, sizeof(*a->percpu));
+	a->cum = xcalloc(a->nr_cpus + 1, sizeof(*a->cum));
+	a->lost_written = xcalloc(a->nr_cpus + 1, sizeof(*a->lost_written));
+	for (int i = 0; i < a->nr_cpus; i++)
+		a->cum[i].cpu = a->cpus[i];
+	for (int i = 0; (attr = record_attr(rec, i)); i++)
+		a->nr_attrs = i + 1;
+	a->ids = xcalloc(a->nr_attrs + 1, sizeof(*a->ids));
+	for (int i = 0; i < a->nr_attrs && i < 64; i++) {
+		struct perf_event_attr *edit;
+
+		attr = record_attr(rec, i);
+		if (!aggregatable(attr))
+			continue;
+		n = record_event_fds(rec, i, &fd, &id);
+		if (n <= 0)
+			continue;
+		for (int k = 0; k < n; k++) {
+			LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = (u64)i);
+			struct bpf_link *l;
+			long err;
+
+			if (fd[k] < 0)
+				continue;
+			l = bpf_program__attach_perf_event_opts(a->skel->progs.aggregate, fd[k], &po);
+			err = libbpf_get_error(l);
+			if (err)
+				return error("--aggregate: cannot attach the BPF program to event "
+					     "%d: %s", i, strerror((int)-err));
+			a->links = xrealloc(a->links, (a->nr_links + 1) * sizeof(*a->links));
+			a->links[a->nr_links++] = l;
+			if (!a->ids[i])
+				a->ids[i] = id[k];
+		}
+		a->attrs |= 1ULL << i;
+		if (attr->sample_type & PERF_SAMPLE_CPU)
+			a->skel->bss->cpu_events |= 1ULL << i;
+		/* The file's attr only: the kernel never writes a sample of these events. */
+		edit = record_attr_edit(rec, i);
+		if (edit)
+			edit->sample_type |= PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT;
+	}
+	if (!a->attrs)
+		return error("--aggregate: no event to aggregate (cpu-clock, task-clock or a "
+			     "hardware event that samples)");
+	if (!a->skel->links.aggregate_exec) {
+		a->skel->links.aggregate_exec = bpf_program__attach(a->skel->progs.aggregate_exec);
+		if (libbpf_get_error(a->skel->links.aggregate_exec)) {
+			a->skel->links.aggregate_exec = NULL;
+			warning("--aggregate: cannot follow execs: a key may span one");
+		}
+	}
+	a->keys = xcalloc(a->entries, sizeof(*a->keys));
+	a->vals = xcalloc(a->entries, sizeof(*a->vals));
+	a->chain = xcalloc(CHAIN_MAX, sizeof(*a->chain));
+	publish(rec, a);
+	return 0;
+}
+
+/* The trailer of the hook's records: the first aggregated event's, on cpu, now. */
+static void trailer(struct record *rec, struct agg *a, struct pd_sample *id, int cpu)
+{
+	memset(id, 0, sizeof(*id));
+	id->pid = id->tid = (u32)-1;
+	id->time = record_now(rec);
+	id->cpu = (u32)cpu;
+	for (int i = 0; i < a->nr_attrs; i++)
+		if (a->ids[i]) {
+			id->id = a->ids[i];
+			break;
+		}
+}
+
+static int emit(struct record *rec, struct agg *a)
+{
+	int err;
+
+	if (a->out.err)
+		return error("--aggregate: out of memory");
+	if (!a->out.len)
+		return 0;
+	err = record_emit(rec, a->out.data, a->out.len);
+	a->emitted += a->out.len;
+	pd_buf_reset(&a->out);
+	if (err)
+		return error("--aggregate: cannot queue the samples: %s", strerror(-err));
+	return 0;
+}
+
+static int agg_start(struct record *rec, void *priv)
+{
+	struct agg *a = priv;
+	struct pd_ksymbol_body ks = { .addr = AGGREGATE_LOST_IP, .len = 0x1000 };
+	struct pd_sample id;
+
+	a->started = true;
+	if (!a->callchain)
+		return 0;
+	trailer(rec, a, &id, a->nr_cpus ? a->cpus[0] : 0);
+	id.id = 0;
+	pd_buf_reset(&a->out);
+	pd_encode_ksymbol(&a->out, record_tracking_attr(rec), &ks, AGGREGATE_LOST_SYMBOL, &id);
+	return emit(rec, a);
+}
+
+/* One key as a SAMPLE of its event. */
+static void put_sample(struct record *rec, struct agg *a, const struct agg_key *k,
+		       const struct agg_val *v, int stack_fd)
+{
+	const struct perf_event_attr *attr = record_attr(rec, (int)k->event);
+	struct pd_sample s;
+
+	if (!attr || k->event >= 64 || !(a->attrs & (1ULL << k->event)))
+		return;
+	memset(&s, 0, sizeof(s));
+	s.sample_type = attr->sample_type;
+	s.id = a->ids[k->event];
+	s.pid = k->pid;
+	s.tid = k->tid;
+	s.time = v->last;
+	s.cpu = k->cpu;
+	s.period = v->period;
+	s.weight = v->count;
+	if (a->callchain) {
+		struct bpf_stack_result r;
+
+		if (bpf_stack_callchain(stack_fd, BPF_STACK_MAX_DEPTH, k->kstack, k->ustack,
+					AGGREGATE_LOST_IP, a->chain, CHAIN_MAX, &r))
+			return;
+		s.callchain = a->chain;
+		s.callchain_nr = r.nr;
+		/* The sample's IP is the chain's first frame, its mode the first part's. */
+		for (size_t i = 0; i < r.nr; i++) {
+			if (a->chain[i] == PERF_CONTEXT_KERNEL) {
+				s.misc = PERF_RECORD_MISC_KERNEL;
+			} else if (a->chain[i] == PERF_CONTEXT_USER) {
+				s.misc = PERF_RECORD_MISC_USER;
+			} else {
+				s.ip = a->chain[i];
+				break;
+			}
+		}
+	} else {
+		s.ip = k->ip;
+		/* The kernel's half of the address space (x86_64, arm64) */
+		s.misc = k->ip >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	}
+	pd_encode_sample(&a->out, attr, &s);
+}
+
+/*
+ * Empty a stack map. The stacks the drained keys named go one by one; only when keys were lost
+ * since the last drain (their stacks are in the map, named by no key) is the whole map walked,
+ * which costs a scan of every bucket per entry.
+ */
+static void clear_stacks(struct agg *a, int stack_fd)
+{
+	u32 key, next;
+	bool first = true;
+	u64 lost = 0;
+
+	for (u32 i = 0; i < a->nr_drained; i++) {
+		if (a->keys[i].kstack >= 0)
+			bpf_map_delete_elem(stack_fd, &a->keys[i].kstack);
+		if (a->keys[i].ustack >= 0)
+			bpf_map_delete_elem(stack_fd, &a->keys[i].ustack);
+	}
+	if (!bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.stats), &(u32){ 0 }, a->percpu))
+		for (int cpu = 0; cpu < a->nr_possible; cpu++)
+			lost += a->percpu[cpu].lost_keys;
+	if (lost == a->lost_seen)
+		return;
+	a->lost_seen = lost;
+	while (!bpf_map_get_next_key(stack_fd, first ? NULL : &key, &next)) {
+		bpf_map_delete_elem(stack_fd, &next);
+		key = next;
+		first = false;
+	}
+}
+
+/* Take and delete every key of the old generation; then empty its stack map. */
+static int drain_generation(struct record *rec, struct agg *a, int counts_fd, int stack_fd)
+{
+	u32 token = 0, n;
+	void *in = NULL;
+	int err;
+
+	a->nr_drained = 0;
+	do {
+		struct agg_key *k = a->keys + a->nr_drained;
+		struct agg_val *v = a->vals + a->nr_drained;
+
+		/* The map never holds more than entries keys; room for them all, kept for later. */
+		n = (u32)(a->entries - a->nr_drained);
+		if (!n)
+			break;
+		err = bpf_map_lookup_and_delete_batch(counts_fd, in, &token, k, v, &n, NULL);
+		if (err && err != -ENOENT)
+			return error("--aggregate: cannot read the count map: %s", strerror(-err));
+		for (u32 i = 0; i < n; i++)
+			put_sample(rec, a, &k[i], &v[i], stack_fd);
+		a->nr_drained += n;
+		if (emit(rec, a))
+			return -1;
+		in = &token;
+	} while (!err);
+	if (a->callchain)
+		clear_stacks(a, stack_fd);
+	return 0;
+}
+
+static int cpu_index(const struct agg *a, int cpu)
+{
+	for (int i = 0; i < a->nr_cpus; i++)
+		if (a->cpus[i] == cpu)
+			return i;
+	return -1;
+}
+
+/* The program's figures per CPU, cumulative; new losses as LOST_SAMPLES. */
+static int read_stats(struct record *rec, struct agg *a)
+{
+	u32 zero = 0;
+	int err;
+
+	err = bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.stats), &zero, a->percpu);
+	if (err)
+		return error("--aggregate: cannot read the program's figures: %s", strerror(-err));
+	for (int i = 0; i < a->nr_cpus; i++) {
+		struct record_aggregate_cpu *c = &a->cum[i];
+
+		c->runs = c->run_ns = c->lost_keys = c->lost_stacks = 0;
+	}
+	for (int cpu = 0; cpu < a->nr_possible; cpu++) {
+		const struct agg_stat *st = &a->percpu[cpu];
+		int i = cpu_index(a, cpu);
+
+		/* A CPU outside the recording's (a per-thread recording): the first one's. */
+		if (i < 0)
+			i = 0;
+		if (!a->nr_cpus)
+			break;
+		a->cum[i].runs += st->runs;
+		a->cum[i].run_ns += st->ns;
+		a->cum[i].lost_keys += st->lost_keys;
+		a->cum[i].lost_stacks += st->lost_stacks;
+	}
+	for (int i = 0; i < a->nr_cpus; i++) {
+		u64 lost = a->cum[i].lost_keys - a->lost_written[i];
+		const struct perf_event_attr *attr;
+		struct pd_sample id;
+		int first = 0;
+
+		if (!lost)
+			continue;
+		while (first < a->nr_attrs && !(a->attrs & (1ULL << first)))
+			first++;
+		attr = record_attr(rec, first);
+		trailer(rec, a, &id, a->cpus[i]);
+		pd_encode_lost_samples(&a->out, attr, lost, &id);
+		a->lost_written[i] = a->cum[i].lost_keys;
+	}
+	publish(rec, a);
+	return emit(rec, a);
+}
+
+static int drain(struct record *rec, struct agg *a)
+{
+	u32 old = a->skel->bss->gen & 1;
+	u64 t0 = record_monotonic_ns(), t1;
+	size_t bytes;
+	int err;
+
+	__atomic_store_n(&a->skel->bss->gen, old ^ 1, __ATOMIC_SEQ_CST);
+	err = wait_for_runs();
+	if (err)
+		return error("--aggregate: cannot wait for the BPF program: %s", strerror(-err));
+	t1 = record_monotonic_ns();
+	a->emitted = 0;
+	err = drain_generation(rec, a,
+			       bpf_map__fd(old ? a->skel->maps.counts1 : a->skel->maps.counts0),
+			       bpf_map__fd(old ? a->skel->maps.stacks1 : a->skel->maps.stacks0));
+	if (err)
+		return err;
+	bytes = a->emitted;
+	debug(1, "aggregate: generation %u drained: %.1f ms waiting for runs, %.1f ms for %zu bytes "
+		 "of samples", old, (t1 - t0) / 1e6, (record_monotonic_ns() - t1) / 1e6, bytes);
+	return read_stats(rec, a);
+}
+
+static int agg_tick(struct record *rec, void *priv, u64 now)
+{
+	struct agg *a = priv;
+
+	(void)now;
+	return a->started ? drain(rec, a) : 0;
+}
+
+static int agg_stop(struct record *rec, void *priv)
+{
+	struct agg *a = priv;
+	int err;
+
+	if (!a->started)
+		return 0;
+	/* The events are disabled: no run is left to come. Both generations, the older first. */
+	err = drain(rec, a);
+	if (!err)
+		err = drain(rec, a);
+	a->started = false;
+	return err;
+}
+
+static void agg_finish(struct record *rec, void *priv)
+{
+	struct agg *a = priv;
+
+	(void)rec;
+	if (!a)
+		return;
+	for (int i = 0; i < a->nr_links; i++)
+		bpf_link__destroy(a->links[i]);
+	free(a->links);
+	aggregate_bpf__destroy(a->skel);
+	free(a->ids);
+	free(a->percpu);
+	free(a->cum);
+	free(a->lost_written);
+	free(a->keys);
+	free(a->vals);
+	free(a->chain);
+	pd_buf_release(&a->out);
+	free(a);
+}
+
+const struct record_hook aggregate_hook = {
+	.name = "aggregate",
+	.declare = agg_declare,
+	.start = agg_start,
+	.tick = agg_tick,
+	.stop = agg_stop,
+	.finish = agg_finish,
+	.open = agg_open,
+};
+
+#else /* !HAVE_BPF */
+
+static int agg_declare(struct record *rec, void **priv)
+{
+	(void)priv;
+	if (!record_options(rec)->aggregate)
+		return RECORD_HOOK_OFF;
+	return error("--aggregate: prec was built without BPF (libbpf, clang and bpftool)");
+}
+
+const struct record_hook aggregate_hook = {
+	.name = "aggregate",
+	.declare = agg_declare,
+};
+
+#endif

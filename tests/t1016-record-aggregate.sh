@@ -1,0 +1,170 @@
+#!/bin/bash
+# t1016: prec record --aggregate, judged by perf 6.1. A BPF program counts the samples of the
+# sampling events by key in the kernel and the rings carry side-band only; prec writes one
+# sample per key (PERIOD summed, WEIGHT the samples taken) at every interval. perf report on
+# such a file must show hot3's 50/30/20 as a normal recording does, with -g the same stacks, and
+# neither perf report nor perf script may say a word on stderr.
+. "$(dirname "$0")/lib.sh"
+
+require root perf bpf
+
+HOT3=$PREC_BUILD/tests/workloads/hot3
+[ -x "$HOT3" ] || skip_all "build tests/workloads/hot3 first"
+export HOME=$T/home
+mkdir -p "$HOME"
+
+# stacks FILE: perf script's call chains folded (caller first), each with its share of the
+# period in percent, largest first
+stacks() {
+	perf script -i "$1" -F period,ip,sym 2>/dev/null | awk '
+		/^ *[0-9]+ *$/ { flush(); p = $1; s = ""; next }
+		NF >= 2 { s = (s == "" ? $2 : $2 ";" s); next }
+		{ flush() }
+		function flush() { if (p) { w[s] += p; t += p }; p = 0; s = "" }
+		END { flush(); for (k in w) printf "%.2f %s\n", 100 * w[k] / t, k }' | sort -rn
+}
+
+"$PREC" record --aggregate -e cpu-clock -F 4000 -o agg.data -- "$HOT3" -c 2 >rec.out 2>rec.err
+rec_rc=$?
+"$PREC" record --overhead-source=none -e cpu-clock -F 4000 -o normal.data -- "$HOT3" -c 2 \
+	>/dev/null 2>normal.err
+
+test_expect "prec record --aggregate exits 0" '
+	cat rec.err; test $rec_rc = 0
+'
+
+test_expect "perf report, perf script and perf report --header-only say nothing on stderr" '
+	perf_clean perf report -i agg.data --stdio --no-children --sort sym >agg.rep &&
+	perf_clean perf script -i agg.data >agg.script &&
+	perf_clean perf report -i agg.data --header-only >agg.header
+'
+perf report -i normal.data --stdio --no-children --sort sym >normal.rep 2>/dev/null
+
+for f in "hot_a 50" "hot_b 30" "hot_c 20"; do
+	set -- $f
+	test_expect "$1 is within 3 points of $2% and of a normal recording" '
+		p=$(share agg.rep '$1'); q=$(share normal.rep '$1')
+		echo "aggregated $p%, normal $q%, expected '$2'%"
+		near "$p" '$2' && near "$p" "$q"
+	'
+done
+
+test_expect "the attr keeps a normal recording's, with PERIOD and WEIGHT; the facts say so" '
+	perf evlist -v -i agg.data 2>/dev/null | grep "^cpu-clock:" >attr &&
+	grep -q "sample_type: IP|TID|TIME|PERIOD|.*WEIGHT" attr && grep -q "clockid: 1" attr &&
+	grep -q "^# clockid: monotonic" agg.header &&
+	tr "\\0" "\\n" <agg.data | grep -a -x -e "event.0.aggregated=1" \
+		-e "aggregate.interval_ns=1000000000" -e "aggregate.entries=16384" >facts &&
+	test "$(wc -l <facts)" = 3
+'
+
+# The rings carry no sample of cpu-clock: what perf reads are the keys prec wrote, far fewer
+# than the samples a normal recording of the same run has.
+test_expect "no sample goes through the rings: one record per key, not per sample" '
+	grep -Eq "\(0 samples\)" rec.err &&
+	a=$(grep -c " cpu-clock: " agg.script)
+	n=$(perf script -i normal.data 2>/dev/null | grep -c " cpu-clock: ")
+	w=$(perf script -i agg.data -F sw:weight 2>/dev/null |
+		awk "\$1 ~ /^[0-9]+\$/ { s += \$1 } END { print s }")
+	echo "aggregated: $a records standing for $w samples; normal: $n samples"
+	test "$a" -gt 0 && test $((a * 10)) -lt "$n" && near "$w" "$n" $((n / 10))
+'
+
+# -g: the callers, and the stacks' shares of the period as a normal recording's
+"$PREC" record --aggregate --overhead-source=none -g -e cpu-clock -F 4000 -o aggg.data -- \
+	"$HOT3" -c 2 >/dev/null 2>recg.err
+"$PREC" record --overhead-source=none -g -e cpu-clock -F 4000 -o normalg.data -- "$HOT3" -c 2 \
+	>/dev/null 2>/dev/null
+
+test_expect "with -g perf report shows the callers of the hot functions" '
+	perf_clean perf report -i aggg.data --stdio --no-children -g caller --sort sym >g.rep &&
+	for s in hot_a hot_b hot_c; do
+		grep -A6 "\[\.\] $s\$" g.rep | grep -q run_round || { fail "no caller of $s"; exit 1; }
+	done &&
+	grep -q "main" g.rep
+'
+
+test_expect "with -g the top stacks have a normal recording's shares within 1 point" '
+	stacks aggg.data >agg.stacks && stacks normalg.data >normal.stacks &&
+	head -3 normal.stacks &&
+	awk "\$1 >= 5" normal.stacks >top && test "$(wc -l <top)" -ge 3 &&
+	while read -r pct st; do
+		a=$(awk -v s="$st" "\$2 == s { print \$1 }" agg.stacks)
+		echo "$st: normal $pct%, aggregated $a%"
+		near "$a" "$pct" 1 || exit 1
+	done <top
+'
+
+# A process that execs during an interval: the shell's own code, then hot3 under another name.
+cp "$HOT3" hot3b
+"$PREC" record --aggregate --overhead-source=none -e cpu-clock -F 4000 -o exec.data -- \
+	sh -c "'$HOT3' -c 0.5; i=0; while [ \$i -lt 100000 ]; do i=\$((i+1)); done; exec ./hot3b -c 0.5" \
+	>/dev/null 2>exec.err
+
+test_expect "a program that execs resolves both programs' symbols, each in its own binary" '
+	perf_clean perf report -i exec.data --stdio --no-children --sort comm,dso,sym >exec.rep &&
+	grep -Eq "hot3 +hot3 +\[\.\] hot_a" exec.rep &&
+	grep -Eq "hot3b +hot3b +\[\.\] hot_a" exec.rep &&
+	grep -Eq "sh +(dash|bash|sh) " exec.rep &&
+	! grep -Eq "hot3b +(dash|bash|sh) |sh +hot3b " exec.rep
+'
+
+# Tiny maps: the keys they cannot hold are lost, and said so
+"$PREC" record --aggregate --aggregate-entries 4 -g -F 4000 -o tiny.data -- \
+	sh -c "'$HOT3' -c 0.5; ls -lR /usr/share >/dev/null; '$HOT3' -c 0.5" >/dev/null 2>tiny.err
+
+test_expect "--aggregate-entries 4: LOST_SAMPLES in perf report --stats and prec report --stats" '
+	cat tiny.err
+	perf report -i tiny.data --stats 2>/dev/null | grep -Eq "^ *LOST_SAMPLES events: *[1-9]" &&
+	"$PREC" report -i tiny.data --stats 2>/dev/null | grep -Eq "LOST_SAMPLES.*[1-9]"
+'
+
+test_expect "--aggregate-entries 4: prec:overhead lost with the aggregate: reason" '
+	"$PREC" report -i tiny.data --overhead --json >tiny.json &&
+	python3 -c "
+import json, sys
+d = json.load(open(\"tiny.json\"))
+r = [dict(x, cpu=c[\"cpu\"]) for c in d[\"cpus\"] for x in c[\"costs\"]]
+r = [x for x in r if x[\"type\"] == \"lost\" and
+     x[\"reason\"].startswith(\"aggregate: \") and x[\"nr\"] > 0]
+print(r[:1])
+sys.exit(not r)
+"
+'
+
+test_expect "prec report --overhead --json has the aggregation cost per CPU, measured by bpf" '
+	"$PREC" report -i agg.data --overhead --json >agg.json &&
+	python3 -c "
+import json, sys
+d = json.load(open(\"agg.json\"))
+r = [dict(x, cpu=c[\"cpu\"]) for c in d[\"cpus\"] for x in c[\"costs\"]]
+r = [x for x in r if x[\"type\"] == \"aggregate\"]
+cpus = {x[\"cpu\"] for x in r}
+busy = [x for x in r if x[\"time_ns\"] > 0 and x[\"nr\"] > 0 and x[\"source\"] == \"bpf\"]
+print(len(r), \"records on CPUs\", sorted(cpus), \";\", len(busy), \"with runs and time\")
+sys.exit(not (r and len(cpus) >= 1 and busy and -1 not in cpus))
+"
+'
+
+test_expect "pipe mode: perf report reads the stream" '
+	"$PREC" record --aggregate --overhead-source=none -e cpu-clock -F 4000 -o - -- \
+		"$HOT3" -c 0.5 2>pipe.err >pipe.data &&
+	perf_clean perf report -i - --stdio --no-children --sort sym <pipe.data >pipe.rep &&
+	near "$(share pipe.rep hot_a)" 50
+'
+
+test_expect "--aggregate with -k realtime: one line, exit non-zero, nothing run" '
+	! "$PREC" record --aggregate -k realtime -o k.data -- touch ran 2>k.err &&
+	cat k.err && test "$(wc -l <k.err)" = 1 && grep -q "CLOCK_MONOTONIC" k.err &&
+	! test -e ran && ! test -e k.data
+'
+
+test_expect "--aggregate where the kernel refuses BPF: one line, exit non-zero, nothing run" '
+	chmod 777 . &&
+	! setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PREC" record --aggregate -o nobody.data -- touch ran 2>np.err &&
+	cat np.err && test "$(wc -l <np.err)" = 1 && grep -q "aggregate.*BPF" np.err &&
+	! test -e ran && ! test -e nobody.data
+'
+
+done_testing
