@@ -55,14 +55,11 @@ while getopts "b:s:n:x:h" o; do
 done
 shift $((OPTIND - 1))
 [ $# = 0 ] || usage
-[ "$(id -u)" = 0 ] || { echo "aggregate: run as root" >&2; exit 1; }
 prec=$build/prec
 hot3=$build/tests/workloads/hot3
-if [ ! -x "$prec" ] || [ ! -x "$hot3" ]; then
-	echo "aggregate: build prec and hot3 in $build first" >&2
-	exit 1
-fi
-command -v perf >/dev/null || { echo "aggregate: perf is not installed" >&2; exit 1; }
+# shellcheck disable=SC1091 # bench/lib.sh is checked on its own
+. "$src/bench/lib.sh"
+bench_setup aggregate "$prec" "$hot3"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/prec-aggregate.XXXXXX")
 pypid=

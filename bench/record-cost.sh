@@ -51,14 +51,11 @@ while getopts "b:n:s:F:L:l:x:h" o; do
 	*) sed -n '2,28p' "$0"; exit 2 ;;
 	esac
 done
-[ "$(id -u)" = 0 ] || { echo "record-cost: run as root" >&2; exit 1; }
 prec=$build/prec
 hot3=$build/tests/workloads/hot3
-if [ ! -x "$prec" ] || [ ! -x "$hot3" ]; then
-	echo "record-cost: build prec and hot3 in $build first" >&2
-	exit 1
-fi
-command -v perf >/dev/null || { echo "record-cost: perf is not installed" >&2; exit 1; }
+# shellcheck disable=SC1091 # bench/lib.sh is checked on its own
+. "$src/bench/lib.sh"
+bench_setup record-cost "$prec" "$hot3"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/record-cost.XXXXXX")
 trap 'rm -rf "$work"' EXIT
