@@ -104,7 +104,7 @@ echo "# load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)," \
 	"perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate)"
 
 python3 - "$src/bench" "$prec" "$hot3" "$tmp" "$secs" "$runs" "$cases" "$bcc_note" <<'EOF' &
-import os, re, signal, shutil, statistics, subprocess, sys, time
+import json, os, re, signal, shutil, statistics, subprocess, sys, time
 
 sys.path.insert(0, sys.argv[1])
 import benchlib
@@ -186,7 +186,6 @@ def overhead_aggregate(out):
                        capture_output=True, text=True)
     if r.returncode:
         return None
-    import json
     nr = ns = 0
     for c in json.loads(r.stdout).get("cpus", []):
         for k in c.get("costs", []):
