@@ -51,12 +51,11 @@ while getopts "b:n:s:F:L:l:x:h" o; do
 	*) sed -n '2,28p' "$0"; exit 2 ;;
 	esac
 done
-[ "$(id -u)" = 0 ] || { echo "record-cost: run as root" >&2; exit 1; }
 prec=$build/prec
 hot3=$build/tests/workloads/hot3
-[ -x "$prec" ] && [ -x "$hot3" ] ||
-	{ echo "record-cost: build prec and hot3 in $build first" >&2; exit 1; }
-command -v perf >/dev/null || { echo "record-cost: perf is not installed" >&2; exit 1; }
+# shellcheck disable=SC1091 # bench/lib.sh is checked on its own
+. "$src/bench/lib.sh"
+bench_setup record-cost "$prec" "$hot3"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/record-cost.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -64,29 +63,21 @@ trap 'rm -rf "$work"' EXIT
 export HOME=$work/home
 mkdir -p "$HOME"
 
-python3 - "$prec" "$hot3" "$work" "$runs" "$secs" "$freq" "$lost_secs" "$lost_runs" "$only" <<'EOF'
+python3 - "$src/bench" "$prec" "$hot3" "$work" "$runs" "$secs" "$freq" "$lost_secs" "$lost_runs" \
+	"$only" <<'EOF'
 import os, re, resource, statistics, subprocess, sys, time
 
-prec, hot3, work, runs, secs, freq, lost_secs, lost_runs, only = sys.argv[1:10]
+sys.path.insert(0, sys.argv[1])
+import benchlib
+from benchlib import count_samples, lost_samples
+
+prec, hot3, work, runs, secs, freq, lost_secs, lost_runs, only = sys.argv[2:11]
 only = set(only.split(","))
 runs, secs, freq = int(runs), float(secs), int(freq)
 lost_secs, lost_runs = float(lost_secs), int(lost_runs)
 ncpu = os.cpu_count()
 
-# The workload wrapper: runs its command and writes what it and its command cost.
-wrap = os.path.join(work, "wrap.py")
-with open(wrap, "w") as f:
-    f.write("""import os, resource, sys
-pid = os.fork()
-if pid == 0:
-    os.execvp(sys.argv[2], sys.argv[2:])
-_, status = os.waitpid(pid, 0)
-s = resource.getrusage(resource.RUSAGE_SELF)
-c = resource.getrusage(resource.RUSAGE_CHILDREN)
-with open(sys.argv[1], "w") as f:
-    f.write("%.9f\\n" % (s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime))
-os._exit(os.waitstatus_to_exitcode(status) & 0xff)
-""")
+wrap = benchlib.make_wrapper(work)
 
 def recorder(tool):
     return [prec, "record"] if tool == "prec" else ["perf", "record"]
@@ -97,32 +88,15 @@ def run(tool, args, workload, out, prec_args=(), env=None):
     if os.path.exists(wfile):
         os.unlink(wfile)
     cmd = recorder(tool) + args + (list(prec_args) if tool == "prec" else [])
-    cmd += ["-o", out, "--", sys.executable, wrap, wfile] + workload
+    cmd += ["-o", out, "--"] + benchlib.wrapped(wrap, wfile, workload)
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          env=dict(os.environ, **env) if env else None)
     err = p.stderr.read().decode(errors="replace")
-    _, status, ru = os.wait4(p.pid, 0)
-    p.returncode = os.waitstatus_to_exitcode(status)
-    total = ru.ru_utime + ru.ru_stime
-    wl = float(open(wfile).read())
-    if p.returncode:
-        sys.exit("record-cost: %s failed (%d): %s" % (" ".join(cmd), p.returncode, err))
+    rc, total = benchlib.wait_cpu(p)
+    wl = benchlib.read_cpu(wfile)
+    if rc:
+        sys.exit("record-cost: %s failed (%d): %s" % (" ".join(cmd), rc, err))
     return total - wl, count_samples(out), os.path.getsize(out), lost_samples(out)
-
-def stats(path):
-    r = subprocess.run(["perf", "report", "-i", path, "--stats"], capture_output=True, text=True)
-    return r.stdout
-
-def count_samples(path):
-    m = re.search(r"^\s*SAMPLE events:\s+(\d+)", stats(path), re.M)
-    return int(m.group(1)) if m else 0
-
-def lost_samples(path):
-    s = stats(path)
-    m = re.search(r"^\s*LOST_SAMPLES events:\s+(\d+)", s, re.M)
-    # --stats prints the LOST_SAMPLES count twice: once as records, then as samples lost
-    vals = re.findall(r"^\s*LOST_SAMPLES events:\s+(\d+)", s, re.M)
-    return int(vals[-1]) if vals else 0
 
 def busy(seconds):
     return [subprocess.Popen([hot3, str(seconds)]) for _ in range(ncpu)]
