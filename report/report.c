@@ -119,7 +119,7 @@ static void usage(FILE *f)
 	    "      --ignore-vmlinux  accepted: prec reads the kernel's symbols from kallsyms\n"
 	    "\n"
 	    "  -v, --verbose         print more detail on stderr (repeat for more)\n"
-	    "  -q, --quiet           print no warnings, only errors\n"
+	    "  -q, --quiet           print no warnings, only errors; tables without headings\n"
 	    "  -h, --help            print this help\n");
 }
 

@@ -965,7 +965,8 @@ static void print_hierarchy(struct profile *p, const struct hists *hs, const str
 	for (u32 j = 0; j < hs->nr; j++)
 		h.rows[j] = hs->v[j].gid;
 	sort_profile = p;
-	hier_titles(&h);
+	if (!quiet)
+		hier_titles(&h);
 	if (p->o->nr_keys)
 		hier_level_print(&h, 0, hs->nr, 0);
 	free(h.rows);
@@ -1004,16 +1005,13 @@ static bool event_aggregated(const struct profile *p, u32 i)
 	return i < p->s.nr_aggregated && p->s.aggregated[i];
 }
 
-int view_table(struct profile *p, FILE *out)
+/* The lines above the first event's table: what the file holds and what was filtered. */
+static void print_heading(struct profile *p, FILE *out)
 {
 	const struct report_opts *o = p->o;
-	char name[256], *unres;
-	bool any = false;
+	char *unres;
 	u32 nr_events = 0;
 
-	sort_entries(p);
-	if (p->want_chains)
-		profile_chains_build(p);
 	if (!o->filter.header)
 		fprintf(out, "# To display the perf.data header info, please use "
 			     "--header/--header-only options.\n#\n");
@@ -1033,11 +1031,45 @@ int view_table(struct profile *p, FILE *out)
 		free(unres);
 	}
 	fputs("#\n", out);
+}
+
+/* An event's lines above its table: "# Samples: 2K of event 'cpu-clock'" as perf's. */
+static void print_event_heading(const struct profile *p, u32 i, FILE *out)
+{
+	const struct report_opts *o = p->o;
+	const struct hists *hs = &p->ev[i];
+	char name[256];
+	u64 n;
+	char unit;
+
+	/* --percentage relative: the header counts what the filters let through */
+	unit_number(hs->nr_samples - (o->pct_relative ? hs->nr_filtered : 0), &n, &unit);
+	fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'", n, unit,
+		report_event_name(p->s.r, i, name, sizeof(name)));
+	if (o->filter.time_str)
+		fprintf(out, " (time slices: %s)", o->filter.time_str);
+	fputc('\n', out);
+	if (event_aggregated(p, i))
+		fprintf(out,
+			"# Aggregated in the kernel: %" PRIu64 " samples in %" PRIu64
+			" records (perf report counts the records)\n",
+			hs->nr_samples, hs->nr_records);
+	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", hists_pct_total(o, hs));
+}
+
+int view_table(struct profile *p, FILE *out)
+{
+	const struct report_opts *o = p->o;
+	bool any = false;
+
+	sort_entries(p);
+	if (p->want_chains)
+		profile_chains_build(p);
+	if (!quiet)
+		print_heading(p, out);
 	for (u32 i = 0; i < p->nr_ev; i++) {
 		const struct hists *hs = &p->ev[i];
 		struct columns c;
-		u64 n;
-		char unit;
 		bool graph = show_graph(p, i);
 
 		if (!hs->nr_samples)
@@ -1045,25 +1077,15 @@ int view_table(struct profile *p, FILE *out)
 		any = true;
 		columns_setup(o, &c);
 		compute_widths(p, hs, &c);
-		/* --percentage relative: the header counts what the filters let through */
-		unit_number(hs->nr_samples - (o->pct_relative ? hs->nr_filtered : 0), &n, &unit);
-		fprintf(out, "# Samples: %" PRIu64 "%c of event '%s'", n, unit,
-			report_event_name(p->s.r, i, name, sizeof(name)));
-		if (o->filter.time_str)
-			fprintf(out, " (time slices: %s)", o->filter.time_str);
-		fputc('\n', out);
-		if (event_aggregated(p, i))
-			fprintf(out,
-				"# Aggregated in the kernel: %" PRIu64 " samples in %" PRIu64
-				" records (perf report counts the records)\n",
-				hs->nr_samples, hs->nr_records);
-		fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", hists_pct_total(o, hs));
+		if (!quiet)
+			print_event_heading(p, i, out);
 		if (o->hierarchy) {
 			print_hierarchy(p, hs, &c, graph, out);
 			fputs("\n\n", out);
 			continue;
 		}
-		print_titles(o, &c, out);
+		if (!quiet)
+			print_titles(o, &c, out);
 		for (u32 j = 0; j < hs->nr; j++) {
 			const struct hist_entry *e = p->by_gid[hs->sorted[j]];
 

@@ -90,6 +90,15 @@ done
 test_expect "-t and call graphs: perf's" 'same chains.data --no-children --percent-limit 5 -t "|" -n'
 test_expect "-t: a separator inside a value becomes a dot" '
 	same plain.data --percent-limit 1 -t _ -s sym && grep -q "hot\.a" prec.tab'
+test_expect "-q: the rows alone, no heading or column titles, in every event's table, as perf's" '
+	for f in plain chains multi; do
+		for a in "-s comm -n -t ;" "-s comm,dso -g none --no-children" "--hierarchy -s comm,dso"; do
+			perf_clean perf report --stdio -q -i $f.data $a >perf.q &&
+			prec_ok prec.q $f.data -q $a && diff -u perf.q prec.q || return 1
+		done
+	done
+	! grep -q "^#" prec.q
+'
 test_expect "--percentage relative: of what --comm lets through, as perf's" '
 	same multi.data --comm hot3 --percentage relative --percent-limit 1 -g none --no-children &&
 	prec_ok all.out multi.data --comm hot3 --percentage relative -g none --no-children &&
