@@ -626,6 +626,15 @@ static void put_collector(struct record *rec, struct ovr *o, u64 time, u64 span)
 	}
 }
 
+/* The aggregation's figures for one CPU (record_aggregate()), or NULL. */
+static const struct record_aggregate_cpu *agg_cpu(const struct record_aggregate *ra, int cpu)
+{
+	for (int k = 0; ra && k < ra->nr_cpus; k++)
+		if (ra->cpu[k].cpu == cpu)
+			return &ra->cpu[k];
+	return NULL;
+}
+
 /* What the writer and the recorder counted: stolen time, side-band, throttling, losses. */
 static void put_recorder(struct record *rec, struct ovr *o, u64 time, u64 span,
 			 const struct record_stats *st)
@@ -639,6 +648,14 @@ static void put_recorder(struct record *rec, struct ovr *o, u64 time, u64 span,
 		double sb_ns = 0;
 		const char *sb_why = NULL;
 		char why[256], below[160] = "";
+		const struct record_aggregate_cpu *ac = agg_cpu(record_aggregate(rec), cpu);
+
+		/*
+		 * Samples counted in the kernel never reach a ring, but each was an interrupt that
+		 * stole its time all the same: the program's runs count as samples here.
+		 */
+		if (ac)
+			samples += ac->runs - p->agg_runs;
 
 		/* Nothing calibrated: the time is unknown even in an interval without records. */
 		if (o->sb[OVERHEAD_SIDEBAND_MMAP].err && o->sb[OVERHEAD_SIDEBAND_COMM].err)
@@ -716,14 +733,11 @@ static void put_aggregate(struct record *rec, struct ovr *o, u64 time, u64 span)
 	if (!ra)
 		return;
 	for (int i = 0; i < o->nr_cpus; i++) {
-		const struct record_aggregate_cpu *c = NULL;
+		const struct record_aggregate_cpu *c = agg_cpu(ra, o->cpus[i]);
 		struct ovr_cpu *p = &o->prev[i];
 		char why[160];
 		u64 lost;
 
-		for (int k = 0; k < ra->nr_cpus && !c; k++)
-			if (ra->cpu[k].cpu == o->cpus[i])
-				c = &ra->cpu[k];
 		if (!c)
 			continue;
 		put(rec, o, time, o->cpus[i], OVERHEAD_TYPE_AGGREGATE, c->runs - p->agg_runs,

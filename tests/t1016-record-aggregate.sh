@@ -146,6 +146,21 @@ sys.exit(not (r and len(cpus) >= 1 and busy and -1 not in cpus))
 "
 '
 
+test_expect "stolen time counts the samples taken in the kernel: its nr is the program's runs" '
+	python3 -c "
+import json, sys
+d = json.load(open(\"agg.json\"))
+ok = True
+for c in d[\"cpus\"]:
+    n = {t: sum(x[\"nr\"] for x in c[\"costs\"] if x[\"type\"] == t)
+         for t in (\"stolen\", \"aggregate\")}
+    print(\"CPU\", c[\"cpu\"], n)
+    ok = ok and n[\"stolen\"] == n[\"aggregate\"]
+runs = sum(x[\"nr\"] for c in d[\"cpus\"] for x in c[\"costs\"] if x[\"type\"] == \"aggregate\")
+sys.exit(not (ok and runs > 0))
+"
+'
+
 test_expect "pipe mode: perf report reads the stream" '
 	"$PREC" record --aggregate --overhead-source=none -e cpu-clock -F 4000 -o - -- \
 		"$HOT3" -c 0.5 2>pipe.err >pipe.data &&
