@@ -95,6 +95,24 @@ test_expect "with -g the top stacks have a normal recording's shares within 1 po
 	done <top
 '
 
+# folded FILE: prec report --folded's stacks, each with its share of the samples, largest first
+folded() {
+	"$PREC" report -i "$1" --folded 2>/dev/null |
+		awk '{ n = $NF; $NF = ""; w[$0] += n; t += n }
+		     END { for (k in w) printf "%.2f %s\n", 100 * w[k] / t, k }' | sort -rn
+}
+
+test_expect "with -g prec report --folded: the top stacks have a normal recording's shares within 1 point" '
+	folded aggg.data >agg.folded && folded normalg.data >normal.folded &&
+	awk "\$1 >= 5" normal.folded >ftop && test "$(wc -l <ftop)" -ge 3 &&
+	while read -r pct st; do
+		a=$(awk -v s="$st" "{ p = \$1; \$1 = \"\"; sub(/^ /, \"\") } \$0 == s { print p }" \
+			agg.folded)
+		echo "$st: normal $pct%, aggregated $a%"
+		near "$a" "$pct" 1 || exit 1
+	done <ftop
+'
+
 # A process that execs during an interval: the shell's own code, then hot3 under another name.
 cp "$HOT3" hot3b
 "$PREC" record --aggregate --overhead-source=none -e cpu-clock -F 4000 -o exec.data -- \
@@ -117,6 +135,13 @@ test_expect "--aggregate-entries 4: LOST_SAMPLES in perf report --stats and prec
 	cat tiny.err
 	perf report -i tiny.data --stats 2>/dev/null | grep -Eq "^ *LOST_SAMPLES events: *[1-9]" &&
 	"$PREC" report -i tiny.data --stats 2>/dev/null | grep -Eq "LOST_SAMPLES.*[1-9]"
+'
+
+test_expect "--aggregate-entries 4: prec report --overhead advises larger maps, not -m" '
+	"$PREC" report -i tiny.data --overhead >tiny.txt 2>&1
+	grep -A1 "^\[[a-z]*\] lost: " tiny.txt &&
+	grep -A1 "^\[[a-z]*\] lost: " tiny.txt | grep -q -- "--aggregate-entries [0-9]* (now 4)" &&
+	! grep -A1 "^\[[a-z]*\] lost: " tiny.txt | grep -q "advice: .*-m [0-9]"
 '
 
 test_expect "--aggregate-entries 4: prec:overhead lost with the aggregate: reason" '
