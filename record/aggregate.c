@@ -62,7 +62,6 @@ struct agg {
 	u32 nr_drained;
 	struct bpf_stack_cache *stacks[2]; /* -g: by generation, the frames of its stack map */
 	u64 lost_keys_seen[2];      /* lost keys, all CPUs, when the generation's stacks were cleared */
-	u64 lost_stacks_seen[2];    /* likewise, stacks the maps could not hold */
 	u64 records, samples;       /* SAMPLE records written, the kernel samples they stand for */
 	bool stopping;              /* the last drains: the maps go with the program */
 	u64 *chain;
@@ -370,28 +369,27 @@ static void put_sample(struct record *rec, struct agg *a, const struct agg_key *
  * longer name. A workload that keeps running the same code finds its stacks under the same ids
  * interval after interval (the kernel returns the id of an equal stack it holds), so the cache
  * reads each once and nothing is deleted; stale stacks take buckets that new ones would hash
- * to, and are dropped once they outnumber twice the live ones (plus a sixteenth of the map), or
- * when the maps lost stacks or keys. The stacks of lost keys are in the map but named by no key,
- * so then the whole map is walked, which costs a scan of the buckets per entry.
+ * to, and are dropped once they outnumber twice the live ones (plus a sixteenth of the map): a
+ * new stack then finds a bucket taken at most about three times as often as in an empty map.
+ * The stacks of lost keys are in the map but named by no key: after a loss the whole map is
+ * walked, which costs a scan of the buckets per entry.
  */
 static void clear_stacks(struct agg *a, int g)
 {
 	struct bpf_stack_cache *c = a->stacks[g];
-	u64 lost_keys = 0, lost_stacks = 0;
+	u64 lost = 0;
 	u32 used = bpf_stack_cache_round(c), ids = bpf_stack_cache_ids(c);
 	bool walk;
 
 	if (!bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.stats), &(u32){ 0 }, a->percpu))
-		for (int cpu = 0; cpu < a->nr_possible; cpu++) {
-			lost_keys += a->percpu[cpu].lost_keys;
-			lost_stacks += a->percpu[cpu].lost_stacks;
-		}
-	walk = lost_keys != a->lost_keys_seen[g];
-	if (!walk && !(lost_stacks != a->lost_stacks_seen[g] && ids > used) &&
-	    ids <= 2 * (u64)used + STALE_STACKS(a->entries))
+		for (int cpu = 0; cpu < a->nr_possible; cpu++)
+			lost += a->percpu[cpu].lost_keys;
+	walk = lost != a->lost_keys_seen[g];
+	if (!walk && ids <= 2 * (u64)used + STALE_STACKS(a->entries))
 		return;
-	a->lost_keys_seen[g] = lost_keys;
-	a->lost_stacks_seen[g] = lost_stacks;
+	a->lost_keys_seen[g] = lost;
+	debug(2, "aggregate: stack map %d emptied: %u stacks known, %u named by the drain%s", g,
+	      ids, used, walk ? ", keys lost" : "");
 	bpf_stack_cache_clear(c, walk);
 }
 
