@@ -10,6 +10,13 @@
  * inside rcu_read_lock()), then drains and clears the old generation. A stack id therefore never
  * disappears while a key of its generation may still refer to it.
  */
+/*
+ * Plain field accesses, no CO-RE relocations: the program reads only its context, whose layout
+ * (struct bpf_perf_event_data, pt_regs) is the kernel's ABI, and it attaches to perf events and
+ * a classic tracepoint, none of which needs the kernel's BTF; so libbpf never reads and parses
+ * that BTF (some megabytes) when it loads the program.
+ */
+#define BPF_NO_PRESERVE_ACCESS_INDEX
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>

@@ -60,7 +60,10 @@ struct agg {
 	struct agg_key *keys;       /* entries: what the last drain took */
 	struct agg_val *vals;
 	u32 nr_drained;
-	u64 lost_seen;              /* lost keys, all CPUs, when the stacks were last cleared */
+	struct bpf_stack_cache *stacks[2]; /* -g: by generation, the frames of its stack map */
+	u64 lost_keys_seen[2];      /* lost keys, all CPUs, when the generation's stacks were cleared */
+	u64 records, samples;       /* SAMPLE records written, the kernel samples they stand for */
+	bool stopping;              /* the last drains: the maps go with the program */
 	u64 *chain;
 	struct pd_buf out;
 	size_t emitted;             /* bytes of samples queued by the current drain */
@@ -177,6 +180,8 @@ static void publish(struct record *rec, struct agg *a)
 		.attrs = a->attrs,
 		.nr_cpus = a->nr_cpus,
 		.cpu = a->cum,
+		.records = a->records,
+		.samples = a->samples,
 	};
 
 	record_set_aggregate(rec, &ra);
@@ -249,6 +254,16 @@ static int agg_open(struct record *rec, void *priv)
 	a->keys = xcalloc(a->entries, sizeof(*a->keys));
 	a->vals = xcalloc(a->entries, sizeof(*a->vals));
 	a->chain = xcalloc(CHAIN_MAX, sizeof(*a->chain));
+	if (a->callchain) {
+		struct bpf_map *m[2] = { a->skel->maps.stacks0, a->skel->maps.stacks1 };
+
+		for (int g = 0; g < 2; g++) {
+			a->stacks[g] = bpf_stack_cache_new(bpf_map__fd(m[g]), BPF_STACK_MAX_DEPTH,
+							   bpf_map__max_entries(m[g]));
+			if (!a->stacks[g])
+				return error("--aggregate: cannot cache the stack map");
+		}
+	}
 	publish(rec, a);
 	return 0;
 }
@@ -301,7 +316,7 @@ static int agg_start(struct record *rec, void *priv)
 
 /* One key as a SAMPLE of its event. */
 static void put_sample(struct record *rec, struct agg *a, const struct agg_key *k,
-		       const struct agg_val *v, int stack_fd)
+		       const struct agg_val *v, struct bpf_stack_cache *stacks)
 {
 	const struct perf_event_attr *attr = record_attr(rec, (int)k->event);
 	struct pd_sample s;
@@ -320,8 +335,8 @@ static void put_sample(struct record *rec, struct agg *a, const struct agg_key *
 	if (a->callchain) {
 		struct bpf_stack_result r;
 
-		if (bpf_stack_callchain(stack_fd, BPF_STACK_MAX_DEPTH, k->kstack, k->ustack,
-					AGGREGATE_LOST_IP, a->chain, CHAIN_MAX, &r))
+		if (bpf_stack_cache_callchain(stacks, k->kstack, k->ustack, AGGREGATE_LOST_IP,
+					      a->chain, CHAIN_MAX, &r))
 			return;
 		s.callchain = a->chain;
 		s.callchain_nr = r.nr;
@@ -342,41 +357,46 @@ static void put_sample(struct record *rec, struct agg *a, const struct agg_key *
 		s.misc = k->ip >> 63 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 	}
 	pd_encode_sample(&a->out, attr, &s);
+	a->records++;
+	a->samples += v->count;
 }
 
-/*
- * Empty a stack map. The stacks the drained keys named go one by one; only when keys were lost
- * since the last drain (their stacks are in the map, named by no key) is the whole map walked,
- * which costs a scan of every bucket per entry.
- */
-static void clear_stacks(struct agg *a, int stack_fd)
-{
-	u32 key, next;
-	bool first = true;
-	u64 lost = 0;
+/* Stacks the map may hold beyond twice those the last drain named, before it is emptied. */
+#define STALE_STACKS(entries) ((entries) / 16)
 
-	for (u32 i = 0; i < a->nr_drained; i++) {
-		if (a->keys[i].kstack >= 0)
-			bpf_map_delete_elem(stack_fd, &a->keys[i].kstack);
-		if (a->keys[i].ustack >= 0)
-			bpf_map_delete_elem(stack_fd, &a->keys[i].ustack);
-	}
+/*
+ * After a drain of generation g: empty its stack map only when it fills with what the keys no
+ * longer name. A workload that keeps running the same code finds its stacks under the same ids
+ * interval after interval (the kernel returns the id of an equal stack it holds), so the cache
+ * reads each once and nothing is deleted; stale stacks take buckets that new ones would hash
+ * to, and are dropped once they outnumber twice the live ones (plus a sixteenth of the map): a
+ * new stack then finds a bucket taken at most about three times as often as in an empty map.
+ * The stacks of lost keys are in the map but named by no key: after a loss the whole map is
+ * walked, which costs a scan of the buckets per entry.
+ */
+static void clear_stacks(struct agg *a, int g)
+{
+	struct bpf_stack_cache *c = a->stacks[g];
+	u64 lost = 0;
+	u32 used = bpf_stack_cache_round(c), ids = bpf_stack_cache_ids(c);
+	bool walk;
+
 	if (!bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.stats), &(u32){ 0 }, a->percpu))
 		for (int cpu = 0; cpu < a->nr_possible; cpu++)
 			lost += a->percpu[cpu].lost_keys;
-	if (lost == a->lost_seen)
+	walk = lost != a->lost_keys_seen[g];
+	if (!walk && ids <= 2 * (u64)used + STALE_STACKS(a->entries))
 		return;
-	a->lost_seen = lost;
-	while (!bpf_map_get_next_key(stack_fd, first ? NULL : &key, &next)) {
-		bpf_map_delete_elem(stack_fd, &next);
-		key = next;
-		first = false;
-	}
+	a->lost_keys_seen[g] = lost;
+	debug(2, "aggregate: stack map %d emptied: %u stacks known, %u named by the drain%s", g,
+	      ids, used, walk ? ", keys lost" : "");
+	bpf_stack_cache_clear(c, walk);
 }
 
-/* Take and delete every key of the old generation; then empty its stack map. */
-static int drain_generation(struct record *rec, struct agg *a, int counts_fd, int stack_fd)
+/* Take and delete every key of generation g; then see to its stack map. */
+static int drain_generation(struct record *rec, struct agg *a, int g)
 {
+	int counts_fd = bpf_map__fd(g ? a->skel->maps.counts1 : a->skel->maps.counts0);
 	u32 token = 0, n;
 	void *in = NULL;
 	int err;
@@ -394,14 +414,14 @@ static int drain_generation(struct record *rec, struct agg *a, int counts_fd, in
 		if (err && err != -ENOENT)
 			return error("--aggregate: cannot read the count map: %s", strerror(-err));
 		for (u32 i = 0; i < n; i++)
-			put_sample(rec, a, &k[i], &v[i], stack_fd);
+			put_sample(rec, a, &k[i], &v[i], a->stacks[g]);
 		a->nr_drained += n;
 		if (emit(rec, a))
 			return -1;
 		in = &token;
 	} while (!err);
-	if (a->callchain)
-		clear_stacks(a, stack_fd);
+	if (a->callchain && !a->stopping)
+		clear_stacks(a, g);
 	return 0;
 }
 
@@ -473,9 +493,7 @@ static int drain(struct record *rec, struct agg *a)
 		return error("--aggregate: cannot wait for the BPF program: %s", strerror(-err));
 	t1 = record_monotonic_ns();
 	a->emitted = 0;
-	err = drain_generation(rec, a,
-			       bpf_map__fd(old ? a->skel->maps.counts1 : a->skel->maps.counts0),
-			       bpf_map__fd(old ? a->skel->maps.stacks1 : a->skel->maps.stacks0));
+	err = drain_generation(rec, a, (int)old);
 	if (err)
 		return err;
 	bytes = a->emitted;
@@ -500,6 +518,7 @@ static int agg_stop(struct record *rec, void *priv)
 	if (!a->started)
 		return 0;
 	/* The events are disabled: no run is left to come. Both generations, the older first. */
+	a->stopping = true;
 	err = drain(rec, a);
 	if (!err)
 		err = drain(rec, a);
@@ -525,6 +544,8 @@ static void agg_finish(struct record *rec, void *priv)
 	free(a->keys);
 	free(a->vals);
 	free(a->chain);
+	bpf_stack_cache_free(a->stacks[0]);
+	bpf_stack_cache_free(a->stacks[1]);
 	pd_buf_release(&a->out);
 	free(a);
 }

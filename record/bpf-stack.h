@@ -10,7 +10,14 @@
  * such stack (a kernel thread has no user stack, a task in user mode no kernel one) and the part
  * is left out; any other error (-ENOMEM or -EEXIST: the map was full or the bucket taken) means
  * the stack was lost, and the part becomes one frame at lost_ip, which the caller names (a
- * KSYMBOL record) so that readers show where stacks were lost rather than drop the samples.
+ * KSYMBOL record) so that readers show where stacks were lost rather than drop the samples. A
+ * lost user part goes at the end of the kernel part (after a kernel marker of its own when there
+ * is none): perf looks a frame after the user marker up in the task's maps only, where lost_ip
+ * would show as [unknown], while after the kernel frames it shows as the callers' place.
+ *
+ * A drain that reads many keys a short while apart reads the same stacks again and again: a
+ * cache (bpf_stack_cache_new()) reads each id once, and keeps it while the map does, which is
+ * until the map's user deletes it, since the kernel never gives a taken id to another stack.
  * Built only with BPF (HAVE_BPF).
  */
 #ifndef PREC_RECORD_BPF_STACK_H
@@ -28,7 +35,7 @@
 struct bpf_stack_result {
 	size_t nr;       /* entries written to chain */
 	bool kernel_lost; /* the kernel part is the lost_ip frame */
-	bool user_lost;   /* the user part is the lost_ip frame */
+	bool user_lost;   /* the user part was lost: the lost_ip frame ends the kernel part */
 };
 
 /**
@@ -46,5 +53,49 @@ struct bpf_stack_result {
  */
 int bpf_stack_callchain(int map_fd, u32 depth, long long kstack, long long ustack, u64 lost_ip,
 			u64 *chain, size_t max, struct bpf_stack_result *res);
+
+/* The frames of the ids of one stack map, read once. */
+struct bpf_stack_cache;
+
+/**
+ * bpf_stack_cache_new - a cache of the stack map map_fd.
+ * @map_fd: the stack map, of u32 keys and values of depth * 8 bytes
+ * @depth: frames per stack in the map (at most BPF_STACK_MAX_DEPTH)
+ * @max_entries: the map's max_entries (its ids are below it rounded up to a power of two)
+ *
+ * Return: the cache, or NULL for a depth or size out of range.
+ */
+struct bpf_stack_cache *bpf_stack_cache_new(int map_fd, u32 depth, u32 max_entries);
+
+/**
+ * bpf_stack_cache_callchain - bpf_stack_callchain() with the frames from the cache, the map
+ * read only for an id the cache does not know yet.
+ *
+ * Return: as bpf_stack_callchain().
+ */
+int bpf_stack_cache_callchain(struct bpf_stack_cache *c, long long kstack, long long ustack,
+			      u64 lost_ip, u64 *chain, size_t max, struct bpf_stack_result *res);
+
+/* bpf_stack_cache_ids - the ids the cache knows (all of them taken in the map). */
+u32 bpf_stack_cache_ids(const struct bpf_stack_cache *c);
+
+/**
+ * bpf_stack_cache_round - start a new round of use.
+ *
+ * Return: how many of the known ids were asked for since the last round began.
+ */
+u32 bpf_stack_cache_round(struct bpf_stack_cache *c);
+
+/**
+ * bpf_stack_cache_clear - empty the map and the cache.
+ * @walk: delete every id of the map, not only those the cache knows (the map holds stacks that
+ *	no callchain asked for, such as those of keys a count map had no room for)
+ *
+ * Return: 0, or the first negative errno of a delete that failed (the cache is emptied anyway).
+ */
+int bpf_stack_cache_clear(struct bpf_stack_cache *c, bool walk);
+
+/* bpf_stack_cache_free - free the cache (the map is left as it is). */
+void bpf_stack_cache_free(struct bpf_stack_cache *c);
 
 #endif

@@ -271,13 +271,18 @@ struct record_aggregate_cpu {
 	u64 lost_stacks; /* stacks the stack map had no room for ([lost stack] frames) */
 };
 
-/* The aggregation of a recording, published by the aggregate hook for the overhead hook. */
+/*
+ * The aggregation of a recording, published by the aggregate hook for the overhead hook and for
+ * the summary.
+ */
 struct record_aggregate {
 	u64 interval_ns; /* --aggregate-interval */
 	u64 entries;     /* --aggregate-entries: the size of each map */
 	u64 attrs;       /* bit i: attr index i is aggregated (indexes below 64) */
 	int nr_cpus;     /* entries of cpu, in the order of record_cpus() */
 	const struct record_aggregate_cpu *cpu;
+	u64 records;     /* SAMPLE records written so far, one per key and interval */
+	u64 samples;     /* the kernel samples they stand for (their WEIGHTs summed) */
 };
 
 /**

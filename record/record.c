@@ -1240,8 +1240,9 @@ static void print_perf_summary(struct record *rec)
 		fprintf(stderr, "[ perf record: Dump %s ]\n", path);
 	fprintf(stderr, "[ perf record: Captured and wrote %.3f MB %s%s", data_end / 1048576.0,
 		o->output, o->timestamp_filename && !o->pipe ? ".<timestamp>" : "");
-	/* perf counts every sample of the file, prec:overhead's too. */
-	if (s->samples && !o->no_buildid && !o->comp_level && !o->pipe && !o->switch_output)
+	/* perf counts every sample of the file, prec:overhead's and the aggregated ones too. */
+	if (s->samples + s->own_samples && !o->no_buildid && !o->comp_level && !o->pipe &&
+	    !o->switch_output)
 		fprintf(stderr, " (%llu samples)",
 			(unsigned long long)(s->samples + s->own_samples));
 	if (o->comp_level && s->data_bytes)
@@ -1254,6 +1255,7 @@ static void print_summary(struct record *rec, const char *path)
 {
 	const struct record_opts *o = record_options(rec);
 	struct record_stats *s = record_stats(rec);
+	const struct record_aggregate *agg;
 	double mb;
 	struct stat st;
 	u64 data_end, wakeups;
@@ -1273,8 +1275,14 @@ static void print_summary(struct record *rec, const char *path)
 		(unsigned long long)wakeups);
 	if (o->timestamp_filename && !o->pipe)
 		fprintf(stderr, "[ prec record: Dump %s ]\n", path);
-	fprintf(stderr, "[ prec record: Captured and wrote %.3f MB %s (%llu samples)", mb, path,
-		(unsigned long long)s->samples);
+	agg = record_aggregate(rec);
+	if (agg)
+		fprintf(stderr, "[ prec record: Captured and wrote %.3f MB %s (%llu samples in %llu "
+			"records, aggregated in the kernel)", mb, path,
+			(unsigned long long)agg->samples, (unsigned long long)agg->records);
+	else
+		fprintf(stderr, "[ prec record: Captured and wrote %.3f MB %s (%llu samples)", mb,
+			path, (unsigned long long)s->samples);
 	if (o->comp_level && s->data_bytes)
 		fprintf(stderr, ", compressed (original %.3f MB, ratio is %.3f)",
 			s->records_bytes / 1048576.0, (double)s->records_bytes / s->data_bytes);
