@@ -98,6 +98,7 @@ bool enabled = false;
 __u64 lost_keys = 0;
 __u64 lost_ns = 0;
 __u64 lost_stacks = 0;
+__u64 lost_tasks = 0; /* processes of a workload the tasks map had no room for */
 
 static bool wanted(struct task_struct *t, unsigned int state)
 {
@@ -175,7 +176,11 @@ int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_
 	if (!enabled)
 		return 0;
 	now = bpf_ktime_get_ns();
-	if (wanted(prev, prev_state)) {
+	/*
+	 * A task preempted between setting a sleep state and calling schedule() is still
+	 * runnable: it waits for the CPU, not for an event.
+	 */
+	if (!preempt && wanted(prev, prev_state)) {
 		s = bpf_task_storage_get(&start, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (s) {
 			s->ts = now;
@@ -205,8 +210,9 @@ int BPF_PROG(offcpu_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	ppid = parent->tgid;
 	pid = child->tgid;
-	if (pid != ppid && bpf_map_lookup_elem(&tasks, &ppid))
-		bpf_map_update_elem(&tasks, &pid, &one, BPF_ANY);
+	if (pid != ppid && bpf_map_lookup_elem(&tasks, &ppid) &&
+	    bpf_map_update_elem(&tasks, &pid, &one, BPF_ANY))
+		__sync_fetch_and_add(&lost_tasks, 1);
 	return 0;
 }
 

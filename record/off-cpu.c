@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -294,7 +297,16 @@ static int oc_stop(struct record *rec, void *priv)
 	bool lost = false, first = true;
 	struct pd_buf samples = { 0 };
 
+	/*
+	 * Detached, then a grace period: a run that began before would still add to the map
+	 * while it is read. Tracepoint probes run with preemption off, and
+	 * MEMBARRIER_CMD_GLOBAL is a synchronize_rcu(), so the walk below sees the final sums.
+	 * Without membarrier the few runs in flight may be missed, nothing worse.
+	 */
 	s->bss->enabled = false;
+	off_cpu_bpf__detach(s);
+	o->attached = false;
+	syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 	pd_buf_reset(&o->out);
 	while (!bpf_map_get_next_key(fd, first ? NULL : &prev, &key)) {
 		first = false;
@@ -328,6 +340,10 @@ static int oc_stop(struct record *rec, void *priv)
 		warning("off-cpu: %llu waits (%.3f ms off-CPU) were not counted: the BPF map "
 			"holds %u keys", (unsigned long long)s->bss->lost_keys,
 			s->bss->lost_ns / 1e6, bpf_map__max_entries(s->maps.offcpu));
+	if (s->bss->lost_tasks)
+		warning("off-cpu: %llu processes of the workload were not followed: the BPF map of "
+			"tasks holds %u", (unsigned long long)s->bss->lost_tasks,
+			bpf_map__max_entries(s->maps.tasks));
 	if (s->bss->lost_stacks)
 		warning("off-cpu: %llu user stacks did not fit the BPF stack map (%u stacks); "
 			"their time is under %s", (unsigned long long)s->bss->lost_stacks,
