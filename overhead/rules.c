@@ -424,7 +424,8 @@ static bool aggregate_loss(const struct om_cost *k)
  */
 static u64 rule_lost_aggregate(const struct overhead_model *m, struct om_findings *fs)
 {
-	u64 lost = 0, keys = 0, runs = 0, entries = m->have_facts ? m->facts.aggregate_entries : 0;
+	u64 lost = 0, stacks = 0, keys = 0, runs = 0;
+	u64 entries = m->have_facts ? m->facts.aggregate_entries : 0;
 	const struct om_cost *first = NULL;
 	const char *why;
 	int worst = -1;
@@ -439,6 +440,11 @@ static u64 rule_lost_aggregate(const struct overhead_model *m, struct om_finding
 			runs = sat_add(runs, k->nr);
 		if (!aggregate_loss(k) || !k->nr)
 			continue;
+		/* A lost stack is a sample counted under [lost stack]; a lost key is gone. */
+		if (!strncmp(k->reason, "aggregate: stack", 16)) {
+			stacks = sat_add(stacks, k->nr);
+			continue;
+		}
 		lost = sat_add(lost, k->nr);
 		if (!first)
 			first = k;
@@ -447,7 +453,7 @@ static u64 rule_lost_aggregate(const struct overhead_model *m, struct om_finding
 			worst_n = k->nr;
 		}
 	}
-	if (!lost)
+	if (!lost && !stacks)
 		return 0;
 	for (u32 i = 0; i < m->nr_events; i++) {
 		const struct overhead_fact_event *fe =
@@ -456,17 +462,29 @@ static u64 rule_lost_aggregate(const struct overhead_model *m, struct om_finding
 		if (fe && fe->aggregated)
 			keys = sat_add(keys, m->events[i].samples);
 	}
-	share = pct_of((double)lost, (double)sat_add(runs, lost));
+	/* The program counts every run, lost or not: the runs are all the samples taken. */
+	if (runs < sat_add(lost, stacks))
+		runs = sat_add(lost, stacks);
+	share = pct_of((double)sat_add(lost, stacks), (double)runs);
 	f = add_finding(fs, share >= OM_LOST_SEVERE_PCT ? OM_SEVERE : OM_WARN, worst, -1, share);
 	if (!f)
 		return lost;
-	why = first->reason + strlen("aggregate:");
-	while (*why == ' ')
-		why++;
-	snprintf(f->message, sizeof(f->message),
-		 "%" PRIu64 " samples lost in the kernel (%.2f%% of %" PRIu64
-		 "): the aggregation's maps could not hold their keys (%s)",
-		 lost, share, sat_add(runs, lost), why);
+	if (lost) {
+		why = first->reason + strlen("aggregate:");
+		while (*why == ' ')
+			why++;
+		snprintf(f->message, sizeof(f->message),
+			 "%" PRIu64 " samples lost in the kernel (%.2f%% of %" PRIu64
+			 "): the aggregation's maps could not hold their keys (%s)",
+			 lost, pct_of((double)lost, (double)runs), runs, why);
+	} else {
+		f->message[0] = '\0';
+	}
+	if (stacks)
+		cat(f->message, sizeof(f->message),
+		    "%s%" PRIu64 " samples (%.2f%% of %" PRIu64 ") lost their stack: the stack map "
+		    "had no room or the stack's bucket was taken; they are under [lost stack]",
+		    lost ? "; " : "", stacks, pct_of((double)stacks, (double)runs), runs);
 	if (entries)
 		cat(f->message, sizeof(f->message),
 		    "; the count map holds %" PRIu64 " keys, %" PRIu64 " were written", entries,
@@ -477,12 +495,13 @@ static u64 rule_lost_aggregate(const struct overhead_model *m, struct om_finding
 	if (entries)
 		cat(f->advice, sizeof(f->advice),
 		    "larger maps: --aggregate-entries %" PRIu64 " (now %" PRIu64 ")",
-		    pages_for(entries, keys, lost), entries);
+		    pages_for(entries, keys, sat_add(lost, stacks)), entries);
 	else
 		cat(f->advice, sizeof(f->advice),
 		    "larger maps (--aggregate-entries, at least twice the keys)");
 	cat(f->advice, sizeof(f->advice),
 	    "; not -m: these samples never went through the ring buffers");
+	/* Only lost keys are in LOST_SAMPLES: the caller takes them from the rings' losses. */
 	return lost;
 }
 

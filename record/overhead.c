@@ -46,7 +46,7 @@ struct ovr_cpu {
 	u64 handler_nr, handler_ns, mux_nr, mux_ns, coll_lost;
 	u64 samples, lost, throttle, throttled_ns;
 	u64 sideband[RECORD_NR_KINDS];
-	u64 agg_runs, agg_ns, agg_lost; /* the aggregation's (record_aggregate()) */
+	u64 agg_runs, agg_ns, agg_lost_keys, agg_lost_stacks; /* record_aggregate()'s */
 };
 
 struct ovr {
@@ -742,17 +742,30 @@ static void put_aggregate(struct record *rec, struct ovr *o, u64 time, u64 span)
 			continue;
 		put(rec, o, time, o->cpus[i], OVERHEAD_TYPE_AGGREGATE, c->runs - p->agg_runs,
 		    c->run_ns - p->agg_ns, span, "bpf", OVERHEAD_MEASURED, "");
-		lost = c->lost_keys + c->lost_stacks - p->agg_lost;
+		/*
+		 * Two kinds of loss, kept apart (the model keeps one reason per source): samples
+		 * whose key found the count map full are gone (LOST_SAMPLES says so too); samples
+		 * whose stack found its bucket taken are counted, under a [lost stack] frame.
+		 */
+		lost = c->lost_keys - p->agg_lost_keys;
 		if (lost) {
-			snprintf(why, sizeof(why), "aggregate: %s full (--aggregate-entries %llu)",
-				 c->lost_keys > p->agg_lost ? "count map" : "stack map",
+			snprintf(why, sizeof(why), "aggregate: count map full (--aggregate-entries %llu)",
 				 (unsigned long long)opts->aggregate_entries);
 			put(rec, o, time, o->cpus[i], OVERHEAD_TYPE_LOST, lost, 0, span, "bpf",
 			    OVERHEAD_MEASURED, why);
 		}
+		lost = c->lost_stacks - p->agg_lost_stacks;
+		if (lost) {
+			snprintf(why, sizeof(why), "aggregate: stack map bucket taken or map full "
+				 "(--aggregate-entries %llu); the samples are under [lost stack]",
+				 (unsigned long long)opts->aggregate_entries);
+			put(rec, o, time, o->cpus[i], OVERHEAD_TYPE_LOST, lost, 0, span, "bpf-stack",
+			    OVERHEAD_MEASURED, why);
+		}
 		p->agg_runs = c->runs;
 		p->agg_ns = c->run_ns;
-		p->agg_lost = c->lost_keys + c->lost_stacks;
+		p->agg_lost_keys = c->lost_keys;
+		p->agg_lost_stacks = c->lost_stacks;
 	}
 }
 

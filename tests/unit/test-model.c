@@ -1410,7 +1410,7 @@ static void test_aggregate(void)
 	overhead_facts_event(&fa, 0)->aggregated = true;
 	set_facts(m, &fa);
 	ev = add_event(m, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true, 4000);
-	/* 48 keys written for 4000 kernel samples; the maps lost 300 more */
+	/* 48 keys written for 4000 kernel samples (the program's runs), 300 of them lost */
 	samples(m, ev, 0, 48, SEC);
 	rec(m, 0, "stolen", 4000, 4000 * 13600ULL, SEC, "calibration", OVERHEAD_ESTIMATED, "",
 	    T0 + SEC);
@@ -1431,11 +1431,11 @@ static void test_aggregate(void)
 		nr_lost += !strcmp(f[i].id, "lost");
 	s = find(f, n, "lost");
 	is(nr_lost, 1, "aggregate lost: one finding, the LOST_SAMPLES carrying the same loss");
-	ok(s && has(s->message, "300 samples lost in the kernel (6.98% of 4300)") &&
+	ok(s && has(s->message, "300 samples lost in the kernel (7.50% of 4000)") &&
 	       has(s->message, "count map full (--aggregate-entries 64)") &&
 	       has(s->message, "the count map holds 64 keys, 48 were written"),
 	   "... the count lost, the map size, the keys written");
-	ok(s && s->severity == OM_SEVERE, "... 6.98% of the kernel samples is severe");
+	ok(s && s->severity == OM_SEVERE, "... 7.50% of the kernel samples is severe");
 	ok(s && has(s->advice, "--aggregate-entries 512 (now 64)") && !strstr(s->advice, "-m "),
 	   "... advice: 64 * (48 + 300) / 48 = 464 keys: --aggregate-entries 512, not -m");
 	free(f);
@@ -1451,8 +1451,8 @@ static void test_aggregate(void)
 	ev = add_event(m, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true, 4000);
 	samples(m, ev, 0, 48, SEC);
 	rec(m, 0, "aggregate", 4000, 4000 * 800ULL, SEC, "bpf", OVERHEAD_MEASURED, "", T0 + SEC);
-	rec(m, 0, "lost", 300, 0, SEC, "bpf", OVERHEAD_MEASURED, "aggregate: stack map full",
-	    T0 + SEC);
+	rec(m, 0, "lost", 300, 0, SEC, "bpf", OVERHEAD_MEASURED,
+	    "aggregate: count map full (--aggregate-entries 64)", T0 + SEC);
 	overhead_model_add_lost(m, ev, 0, 300, T0 + SEC, true);
 	overhead_model_add_lost(m, ev, 0, 20, T0 + SEC, false);
 	n = judge(m, 2, &f);
@@ -1467,6 +1467,33 @@ static void test_aggregate(void)
 		   "... each loss with its own advice");
 	}
 	is(nr_lost, 2, "aggregate and ring-buffer losses: two findings");
+	free(f);
+	overhead_model_free(m);
+
+	/*
+	 * Stacks that found their bucket taken: the samples are counted (under [lost stack]),
+	 * no LOST_SAMPLES; one finding that says so, apart from lost keys.
+	 */
+	m = overhead_model_new(false);
+	overhead_facts_init(&fa);
+	fa.aggregate_entries = 64;
+	overhead_facts_event(&fa, 0)->aggregated = true;
+	set_facts(m, &fa);
+	ev = add_event(m, "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true, 4000);
+	samples(m, ev, 0, 48, SEC);
+	rec(m, 0, "aggregate", 4000, 4000 * 800ULL, SEC, "bpf", OVERHEAD_MEASURED, "", T0 + SEC);
+	rec(m, 0, "lost", 40, 0, SEC, "bpf-stack", OVERHEAD_MEASURED,
+	    "aggregate: stack map bucket taken or map full (--aggregate-entries 64)", T0 + SEC);
+	n = judge(m, 2, &f);
+	nr_lost = 0;
+	for (int i = 0; i < n; i++)
+		nr_lost += !strcmp(f[i].id, "lost");
+	s = find(f, n, "lost");
+	is(nr_lost, 1, "lost stacks alone: one finding");
+	ok(s && has(s->message, "40 samples (1.00% of 4000) lost their stack") &&
+	       !strstr(s->message, "samples lost in the kernel") &&
+	       has(s->advice, "--aggregate-entries"),
+	   "... the samples kept under [lost stack], not called lost, and larger maps advised");
 	free(f);
 	overhead_model_free(m);
 }
