@@ -274,6 +274,20 @@ test_expect "--switch-output: every file names the lost-stack frame it uses" '
 	test "$used" -ge 2
 '
 
+for o in -W -d --phys-data --data-page-size -I "-j any" -R; do
+	test_expect "--aggregate $o: one line, exit non-zero, nothing run" '
+		! "$PREC" record --aggregate '"$o"' -o o.data -- touch ran 2>o.err &&
+		cat o.err && test "$(wc -l <o.err)" = 1 && grep -q "cannot honour" o.err &&
+		! test -e ran && ! test -e o.data
+	'
+done
+
+test_expect "--aggregate-entries above 262144: one line, exit non-zero, nothing run" '
+	! "$PREC" record --aggregate --aggregate-entries 262145 -o e.data -- touch ran 2>e.err &&
+	cat e.err && test "$(wc -l <e.err)" = 1 && grep -q "262144" e.err &&
+	! test -e ran && ! test -e e.data
+'
+
 test_expect "--aggregate with -k realtime: one line, exit non-zero, nothing run" '
 	! "$PREC" record --aggregate -k realtime -o k.data -- touch ran 2>k.err &&
 	cat k.err && test "$(wc -l <k.err)" = 1 && grep -q "CLOCK_MONOTONIC" k.err &&
