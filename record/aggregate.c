@@ -99,14 +99,34 @@ static bool membarrier_works(void)
 	return cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL);
 }
 
+/* The program of index i (the keys' event), i below AGGREGATE_MAX_EVENTS. */
+static struct bpf_program *agg_prog(struct aggregate_bpf *s, int i)
+{
+	struct bpf_program *p[AGGREGATE_MAX_EVENTS] = {
+		s->progs.aggregate0, s->progs.aggregate1, s->progs.aggregate2, s->progs.aggregate3,
+		s->progs.aggregate4, s->progs.aggregate5, s->progs.aggregate6, s->progs.aggregate7,
+	};
+
+	return p[i];
+}
+
+/* A workload event that may sample: not a tracepoint, not prec's own, not the dummy. */
+static bool aggregatable_kind(const struct perf_event_attr *attr)
+{
+	if (attr_is_prec_event(attr) || attr->type == PERF_TYPE_TRACEPOINT)
+		return false;
+	return !(attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY);
+}
+
 static int agg_declare(struct record *rec, void **priv)
 {
 	const struct record_opts *opts = record_options(rec);
 	const struct record_attr_opts *ao = opts->attr;
+	const struct perf_event_attr *attr;
 	struct aggregate_bpf *s;
 	libbpf_print_fn_t old;
 	struct agg *a;
-	int err;
+	int err, want = 0;
 
 	if (!opts->aggregate)
 		return RECORD_HOOK_OFF;
@@ -130,6 +150,11 @@ static int agg_declare(struct record *rec, void **priv)
 	/* Without -g no stack is taken: the smallest stack maps the kernel accepts. */
 	bpf_map__set_max_entries(s->maps.stacks0, opts->callgraph ? (u32)opts->aggregate_entries : 1);
 	bpf_map__set_max_entries(s->maps.stacks1, opts->callgraph ? (u32)opts->aggregate_entries : 1);
+	/* The events' kinds are known, their periods not yet: programs for all that may sample. */
+	for (int i = 0; (attr = record_attr(rec, i)); i++)
+		want += aggregatable_kind(attr);
+	for (int i = want ? want : 1; i < AGGREGATE_MAX_EVENTS; i++)
+		bpf_program__set_autoload(agg_prog(s, i), false);
 	err = aggregate_bpf__load(s);
 	libbpf_set_print(old);
 	if (err) {
@@ -152,12 +177,10 @@ static int agg_declare(struct record *rec, void **priv)
 	return 0;
 }
 
-/* A workload event that takes samples by interrupt or by count: not a tracepoint, not prec's. */
+/* A workload event that takes samples by interrupt or by count. */
 static bool aggregatable(const struct perf_event_attr *attr)
 {
-	if (attr_is_prec_event(attr) || attr->type == PERF_TYPE_TRACEPOINT)
-		return false;
-	if (attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY)
+	if (!aggregatable_kind(attr))
 		return false;
 	return attr->freq ? attr->sample_freq > 0 : attr->sample_period > 0;
 }
@@ -175,17 +198,6 @@ static void publish(struct record *rec, struct agg *a)
 	};
 
 	record_set_aggregate(rec, &ra);
-}
-
-/* The program of index i (the keys' event), i below AGGREGATE_MAX_EVENTS. */
-static struct bpf_program *agg_prog(struct aggregate_bpf *s, int i)
-{
-	struct bpf_program *p[AGGREGATE_MAX_EVENTS] = {
-		s->progs.aggregate0, s->progs.aggregate1, s->progs.aggregate2, s->progs.aggregate3,
-		s->progs.aggregate4, s->progs.aggregate5, s->progs.aggregate6, s->progs.aggregate7,
-	};
-
-	return p[i];
 }
 
 static int agg_open(struct record *rec, void *priv)

@@ -19,8 +19,9 @@
  *
  * A hook of the record session (record/hook.h):
  *
- *	declare	off without --aggregate; the program loaded (so that a kernel that refuses it
- *		fails the recording before anything runs), the tick set
+ *	declare	off without --aggregate; the programs loaded, one per event that may sample (so
+ *		that a kernel that refuses them fails the recording before anything runs), the
+ *		tick set
  *	open	one program per sampling event (at most AGGREGATE_MAX_EVENTS), attached to its
  *		fds, PERIOD and WEIGHT added to their attrs
  *	start	the time no sample is older than
