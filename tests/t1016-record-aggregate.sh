@@ -241,9 +241,9 @@ test_expect "two events with a child process: each counts as in a normal recordi
 
 test_expect "more sampling events than the programs: one line, exit non-zero, nothing run" '
 	! "$PREC" record --aggregate $(for i in 1 2 3 4 5 6 7 8 9; do printf -- "-e cpu-clock "; done) \
-		-o nine.data -- touch ran 2>nine.err &&
+		-o nine.data -- touch ran-nine 2>nine.err &&
 	cat nine.err && test "$(wc -l <nine.err)" = 1 && grep -q "at most 8" nine.err &&
-	! test -e ran
+	! test -e ran-nine
 '
 
 # A perf_event program takes the sample's own callchain, context markers and all: the file's
@@ -274,18 +274,20 @@ test_expect "--switch-output: every file names the lost-stack frame it uses" '
 	test "$used" -ge 2
 '
 
+n=0
 for o in -W -d --phys-data --data-page-size -I "-j any" -R; do
+	n=$((n + 1))
 	test_expect "--aggregate $o: one line, exit non-zero, nothing run" '
-		! "$PREC" record --aggregate '"$o"' -o o.data -- touch ran 2>o.err &&
+		! "$PREC" record --aggregate '"$o"' -o o'$n'.data -- touch ran'$n' 2>o.err &&
 		cat o.err && test "$(wc -l <o.err)" = 1 && grep -q "cannot honour" o.err &&
-		! test -e ran && ! test -e o.data
+		! test -e ran'$n' && ! test -e o'$n'.data
 	'
 done
 
 test_expect "--aggregate-entries above 262144: one line, exit non-zero, nothing run" '
-	! "$PREC" record --aggregate --aggregate-entries 262145 -o e.data -- touch ran 2>e.err &&
+	! "$PREC" record --aggregate --aggregate-entries 262145 -o e.data -- touch ran-e 2>e.err &&
 	cat e.err && test "$(wc -l <e.err)" = 1 && grep -q "262144" e.err &&
-	! test -e ran && ! test -e e.data
+	! test -e ran-e && ! test -e e.data
 '
 
 test_expect "--aggregate with -k realtime: one line, exit non-zero, nothing run" '
