@@ -13,13 +13,15 @@
 /*
  * Plain field accesses, no CO-RE relocations: the program reads only its context, whose layout
  * (struct bpf_perf_event_data, pt_regs) is the kernel's ABI, and it attaches to perf events and
- * a classic tracepoint, none of which needs the kernel's BTF; so libbpf never reads and parses
+ * a raw tracepoint, none of which needs the kernel's BTF; so libbpf never reads and parses
  * that BTF (some megabytes) when it loads the program.
  */
 #define BPF_NO_PRESERVE_ACCESS_INDEX
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+
+#include "record/aggregate-maps.h"
 
 #define EFAULT 14
 #define EEXIST 17
@@ -30,34 +32,9 @@ const volatile bool callchain = false;
 const volatile bool kernel_stacks = true;
 const volatile bool user_stacks = true;
 
-/* Written by user space after load: the generation, the events whose attr samples the CPU. */
+/* Written by user space after load: the generation, the programs whose attr samples the CPU. */
 __u32 gen = 0;
 __u64 cpu_events = 0;
-
-struct agg_key {
-	__u32 event;
-	__u32 pid;
-	__u32 tid;
-	__u32 cpu;
-	__u32 exec;
-	__s32 kstack;
-	__s32 ustack;
-	__u32 pad;
-	__u64 ip;
-};
-
-struct agg_val {
-	__u64 period;
-	__u64 count;
-	__u64 last;
-};
-
-struct agg_stat {
-	__u64 runs;
-	__u64 ns;
-	__u64 lost_keys;
-	__u64 lost_stacks;
-};
 
 #define COUNT_MAP(n)                                                                          \
 	struct {                                                                              \
@@ -96,7 +73,8 @@ struct {
 } execs SEC(".maps");
 
 static __always_inline void count(struct bpf_perf_event_data *ctx, struct agg_key *key,
-				  void *counts, void *stacks, struct agg_stat *st, __u64 now)
+				  void *counts, void *stacks, struct agg_stat *st, __u64 now,
+				  int g)
 {
 	struct agg_val *v, init = { ctx->sample_period, 1, now };
 	long err;
@@ -116,14 +94,12 @@ static __always_inline void count(struct bpf_perf_event_data *ctx, struct agg_ke
 		err = bpf_map_update_elem(counts, key, &init, BPF_NOEXIST);
 		if (!err)
 			return;
-		if (err != -EEXIST) {
-			st->lost_keys++;
-			return;
-		}
-		/* Another CPU added the key meanwhile. */
-		v = bpf_map_lookup_elem(counts, key);
+		/* Another CPU added the key meanwhile: it is there to add to. */
+		if (err == -EEXIST)
+			v = bpf_map_lookup_elem(counts, key);
 		if (!v) {
 			st->lost_keys++;
+			st->lost_keys_gen[g]++;
 			return;
 		}
 	}
@@ -132,8 +108,11 @@ static __always_inline void count(struct bpf_perf_event_data *ctx, struct agg_ke
 	v->last = now;
 }
 
-SEC("perf_event")
-int aggregate(struct bpf_perf_event_data *ctx)
+/*
+ * The body of every program: event is a constant of each, since the kernel copies no attach
+ * cookie into the events it inherits to child tasks and new threads.
+ */
+static __always_inline int aggregate(struct bpf_perf_event_data *ctx, __u32 event)
 {
 	__u64 t0 = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
 	struct agg_key key = {};
@@ -143,24 +122,45 @@ int aggregate(struct bpf_perf_event_data *ctx)
 	st = bpf_map_lookup_elem(&stats, &zero);
 	if (!st)
 		return 0;
-	key.event = (__u32)bpf_get_attach_cookie(ctx);
+	key.event = event;
 	key.pid = id >> 32;
 	key.tid = (__u32)id;
-	if (cpu_events & (1ULL << (key.event & 63)))
+	if (cpu_events & (1ULL << event))
 		key.cpu = bpf_get_smp_processor_id();
 	ex = bpf_map_lookup_elem(&execs, &key.pid);
 	if (ex)
 		key.exec = *ex;
 	if (*(volatile __u32 *)&gen & 1)
-		count(ctx, &key, &counts1, &stacks1, st, t0);
+		count(ctx, &key, &counts1, &stacks1, st, t0, 1);
 	else
-		count(ctx, &key, &counts0, &stacks0, st, t0);
+		count(ctx, &key, &counts0, &stacks0, st, t0, 0);
 	st->runs++;
 	st->ns += bpf_ktime_get_ns() - t0;
 	return 0;
 }
 
-SEC("tracepoint/sched/sched_process_exec")
+#define AGGREGATE_PROG(n)                                                                     \
+	SEC("perf_event")                                                                     \
+	int aggregate##n(struct bpf_perf_event_data *ctx)                                    \
+	{                                                                                     \
+		return aggregate(ctx, n);                                                     \
+	}
+
+/* As many as AGGREGATE_MAX_EVENTS. */
+AGGREGATE_PROG(0)
+AGGREGATE_PROG(1)
+AGGREGATE_PROG(2)
+AGGREGATE_PROG(3)
+AGGREGATE_PROG(4)
+AGGREGATE_PROG(5)
+AGGREGATE_PROG(6)
+AGGREGATE_PROG(7)
+
+/*
+ * A raw tracepoint, not a classic one: a classic tracepoint program raises bpf_prog_active, and
+ * a sample that lands while it runs is dropped by the kernel before any program sees it.
+ */
+SEC("raw_tp/sched_process_exec")
 int aggregate_exec(void *ctx)
 {
 	__u32 pid = bpf_get_current_pid_tgid() >> 32, one = 1, *n;

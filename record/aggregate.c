@@ -23,24 +23,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "record/aggregate-maps.h"
 #include "record/aggregate.skel.h"
 #include "record/bpf-stack.h"
-
-/* As in aggregate.bpf.c. */
-struct agg_key {
-	u32 event, pid, tid, cpu, exec;
-	s32 kstack, ustack;
-	u32 pad;
-	u64 ip;
-};
-
-struct agg_val {
-	u64 period, count, last;
-};
-
-struct agg_stat {
-	u64 runs, ns, lost_keys, lost_stacks;
-};
 
 struct agg {
 	struct aggregate_bpf *skel;
@@ -51,6 +36,8 @@ struct agg {
 	u64 attrs;                  /* bit i: attr i aggregated */
 	u64 *ids;                   /* by attr index: an id of its own, for the samples */
 	int nr_attrs;
+	int prog_attr[AGGREGATE_MAX_EVENTS]; /* by program (the keys' event): the attr index */
+	int nr_progs;
 	const int *cpus;
 	int nr_cpus;
 	int nr_possible;
@@ -61,7 +48,10 @@ struct agg {
 	struct agg_val *vals;
 	u32 nr_drained;
 	struct bpf_stack_cache *stacks[2]; /* -g: by generation, the frames of its stack map */
-	u64 lost_keys_seen[2];      /* lost keys, all CPUs, when the generation's stacks were cleared */
+	u64 lost_keys_seen[2];      /* the generation's lost keys, all CPUs, when its stacks were
+				     * last emptied */
+	bool lost_named;            /* this drain has put the KSYMBOL of the lost-stack frame */
+	u64 start_time;             /* record_now() at the start: no sample is older */
 	u64 records, samples;       /* SAMPLE records written, the kernel samples they stand for */
 	bool stopping;              /* the last drains: the maps go with the program */
 	u64 *chain;
@@ -109,14 +99,34 @@ static bool membarrier_works(void)
 	return cmds > 0 && (cmds & MEMBARRIER_CMD_GLOBAL);
 }
 
+/* The program of index i (the keys' event), i below AGGREGATE_MAX_EVENTS. */
+static struct bpf_program *agg_prog(struct aggregate_bpf *s, int i)
+{
+	struct bpf_program *p[AGGREGATE_MAX_EVENTS] = {
+		s->progs.aggregate0, s->progs.aggregate1, s->progs.aggregate2, s->progs.aggregate3,
+		s->progs.aggregate4, s->progs.aggregate5, s->progs.aggregate6, s->progs.aggregate7,
+	};
+
+	return p[i];
+}
+
+/* A workload event that may sample: not a tracepoint, not prec's own, not the dummy. */
+static bool aggregatable_kind(const struct perf_event_attr *attr)
+{
+	if (attr_is_prec_event(attr) || attr->type == PERF_TYPE_TRACEPOINT)
+		return false;
+	return !(attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY);
+}
+
 static int agg_declare(struct record *rec, void **priv)
 {
 	const struct record_opts *opts = record_options(rec);
 	const struct record_attr_opts *ao = opts->attr;
+	const struct perf_event_attr *attr;
 	struct aggregate_bpf *s;
 	libbpf_print_fn_t old;
 	struct agg *a;
-	int err;
+	int err, want = 0;
 
 	if (!opts->aggregate)
 		return RECORD_HOOK_OFF;
@@ -140,6 +150,11 @@ static int agg_declare(struct record *rec, void **priv)
 	/* Without -g no stack is taken: the smallest stack maps the kernel accepts. */
 	bpf_map__set_max_entries(s->maps.stacks0, opts->callgraph ? (u32)opts->aggregate_entries : 1);
 	bpf_map__set_max_entries(s->maps.stacks1, opts->callgraph ? (u32)opts->aggregate_entries : 1);
+	/* The events' kinds are known, their periods not yet: programs for all that may sample. */
+	for (int i = 0; (attr = record_attr(rec, i)); i++)
+		want += aggregatable_kind(attr);
+	for (int i = want ? want : 1; i < AGGREGATE_MAX_EVENTS; i++)
+		bpf_program__set_autoload(agg_prog(s, i), false);
 	err = aggregate_bpf__load(s);
 	libbpf_set_print(old);
 	if (err) {
@@ -162,12 +177,10 @@ static int agg_declare(struct record *rec, void **priv)
 	return 0;
 }
 
-/* A workload event that takes samples by interrupt or by count: not a tracepoint, not prec's. */
+/* A workload event that takes samples by interrupt or by count. */
 static bool aggregatable(const struct perf_event_attr *attr)
 {
-	if (attr_is_prec_event(attr) || attr->type == PERF_TYPE_TRACEPOINT)
-		return false;
-	if (attr->type == PERF_TYPE_SOFTWARE && attr->config == PERF_COUNT_SW_DUMMY)
+	if (!aggregatable_kind(attr))
 		return false;
 	return attr->freq ? attr->sample_freq > 0 : attr->sample_period > 0;
 }
@@ -209,6 +222,7 @@ static int agg_open(struct record *rec, void *priv)
 	a->ids = xcalloc(a->nr_attrs + 1, sizeof(*a->ids));
 	for (int i = 0; i < a->nr_attrs && i < 64; i++) {
 		struct perf_event_attr *edit;
+		struct bpf_program *prog;
 
 		attr = record_attr(rec, i);
 		if (!aggregatable(attr))
@@ -216,14 +230,17 @@ static int agg_open(struct record *rec, void *priv)
 		n = record_event_fds(rec, i, &fd, &id);
 		if (n <= 0)
 			continue;
+		if (a->nr_progs == AGGREGATE_MAX_EVENTS)
+			return error("--aggregate: at most %d sampling events can be aggregated",
+				     AGGREGATE_MAX_EVENTS);
+		prog = agg_prog(a->skel, a->nr_progs);
 		for (int k = 0; k < n; k++) {
-			LIBBPF_OPTS(bpf_perf_event_opts, po, .bpf_cookie = (u64)i);
 			struct bpf_link *l;
 			long err;
 
 			if (fd[k] < 0)
 				continue;
-			l = bpf_program__attach_perf_event_opts(a->skel->progs.aggregate, fd[k], &po);
+			l = bpf_program__attach_perf_event(prog, fd[k]);
 			err = libbpf_get_error(l);
 			if (err)
 				return error("--aggregate: cannot attach the BPF program to event "
@@ -235,7 +252,8 @@ static int agg_open(struct record *rec, void *priv)
 		}
 		a->attrs |= 1ULL << i;
 		if (attr->sample_type & PERF_SAMPLE_CPU)
-			a->skel->bss->cpu_events |= 1ULL << i;
+			a->skel->bss->cpu_events |= 1ULL << a->nr_progs;
+		a->prog_attr[a->nr_progs++] = i;
 		/* The file's attr only: the kernel never writes a sample of these events. */
 		edit = record_attr_edit(rec, i);
 		if (edit)
@@ -301,31 +319,29 @@ static int emit(struct record *rec, struct agg *a)
 static int agg_start(struct record *rec, void *priv)
 {
 	struct agg *a = priv;
-	struct pd_ksymbol_body ks = { .addr = AGGREGATE_LOST_IP, .len = 0x1000 };
-	struct pd_sample id;
 
 	a->started = true;
-	if (!a->callchain)
-		return 0;
-	trailer(rec, a, &id, a->nr_cpus ? a->cpus[0] : 0);
-	id.id = 0;
-	pd_buf_reset(&a->out);
-	pd_encode_ksymbol(&a->out, record_tracking_attr(rec), &ks, AGGREGATE_LOST_SYMBOL, &id);
-	return emit(rec, a);
+	a->start_time = record_now(rec);
+	return 0;
 }
 
 /* One key as a SAMPLE of its event. */
 static void put_sample(struct record *rec, struct agg *a, const struct agg_key *k,
 		       const struct agg_val *v, struct bpf_stack_cache *stacks)
 {
-	const struct perf_event_attr *attr = record_attr(rec, (int)k->event);
+	const struct perf_event_attr *attr;
 	struct pd_sample s;
+	int idx;
 
-	if (!attr || k->event >= 64 || !(a->attrs & (1ULL << k->event)))
+	if (k->event >= (u32)a->nr_progs)
+		return;
+	idx = a->prog_attr[k->event];
+	attr = record_attr(rec, idx);
+	if (!attr)
 		return;
 	memset(&s, 0, sizeof(s));
 	s.sample_type = attr->sample_type;
-	s.id = a->ids[k->event];
+	s.id = a->ids[idx];
 	s.pid = k->pid;
 	s.tid = k->tid;
 	s.time = v->last;
@@ -335,9 +351,19 @@ static void put_sample(struct record *rec, struct agg *a, const struct agg_key *
 	if (a->callchain) {
 		struct bpf_stack_result r;
 
-		if (bpf_stack_cache_callchain(stacks, k->kstack, k->ustack, AGGREGATE_LOST_IP,
+		if (bpf_stack_cache_callchain(stacks, k->kstack, k->ustack, BPF_STACK_LOST_IP,
 					      a->chain, CHAIN_MAX, &r))
 			return;
+		/*
+		 * The frame's name, in every drain that uses it, so that each file of
+		 * --switch-output has it; as old as the recording, so that perf, which sorts
+		 * the whole file by time, knows it before any sample.
+		 */
+		if ((r.kernel_lost || r.user_lost) && !a->lost_named) {
+			bpf_stack_encode_lost_ksymbol(&a->out, record_tracking_attr(rec),
+						      a->start_time);
+			a->lost_named = true;
+		}
 		s.callchain = a->chain;
 		s.callchain_nr = r.nr;
 		/* The sample's IP is the chain's first frame, its mode the first part's. */
@@ -381,9 +407,10 @@ static void clear_stacks(struct agg *a, int g)
 	u32 used = bpf_stack_cache_round(c), ids = bpf_stack_cache_ids(c);
 	bool walk;
 
+	/* The generation's own losses: those of the other go on while this one is cleared. */
 	if (!bpf_map_lookup_elem(bpf_map__fd(a->skel->maps.stats), &(u32){ 0 }, a->percpu))
 		for (int cpu = 0; cpu < a->nr_possible; cpu++)
-			lost += a->percpu[cpu].lost_keys;
+			lost += a->percpu[cpu].lost_keys_gen[g];
 	walk = lost != a->lost_keys_seen[g];
 	if (!walk && ids <= 2 * (u64)used + STALE_STACKS(a->entries))
 		return;
@@ -402,6 +429,7 @@ static int drain_generation(struct record *rec, struct agg *a, int g)
 	int err;
 
 	a->nr_drained = 0;
+	a->lost_named = false;
 	do {
 		struct agg_key *k = a->keys + a->nr_drained;
 		struct agg_val *v = a->vals + a->nr_drained;

@@ -115,10 +115,22 @@ static long put_part(struct frames_src *src, long long id, u64 marker, u64 lost_
 		out[n++] = lost_ip;
 		return (long)n;
 	}
-	if ((size_t)nr + 1 > room)
-		return -1;
-	memcpy(out + 1, frames, (size_t)nr * sizeof(*frames));
-	return nr + 1;
+	/*
+	 * A perf_event program's stack is the sample's own callchain, which holds the kernel's
+	 * context markers already: only the marker written above stays.
+	 */
+	for (long i = 0; i < nr; i++) {
+		if (frames[i] >= PERF_CONTEXT_MAX)
+			continue;
+		if (n >= room)
+			return -1;
+		out[n++] = frames[i];
+	}
+	if (n == 1) { /* markers only */
+		*lost = true;
+		out[n++] = lost_ip;
+	}
+	return (long)n;
 }
 
 static int callchain(struct frames_src *src, long long kstack, long long ustack, u64 lost_ip,
@@ -154,6 +166,18 @@ static int callchain(struct frames_src *src, long long kstack, long long ustack,
 	}
 	res->nr = (size_t)(k + u);
 	return 0;
+}
+
+int bpf_stack_encode_lost_ksymbol(struct pd_buf *out, const struct perf_event_attr *attr,
+				  u64 time)
+{
+	struct pd_ksymbol_body ks = { .addr = BPF_STACK_LOST_IP, .len = 0x1000 };
+	struct pd_sample id;
+
+	memset(&id, 0, sizeof(id));
+	id.pid = id.tid = (u32)-1;
+	id.time = time;
+	return pd_encode_ksymbol(out, attr, &ks, BPF_STACK_LOST_NAME, &id);
 }
 
 int bpf_stack_callchain(int map_fd, u32 depth, long long kstack, long long ustack, u64 lost_ip,

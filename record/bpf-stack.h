@@ -31,6 +31,24 @@
 /* The deepest stack a stack map holds (perf's default kernel.perf_event_max_stack). */
 #define BPF_STACK_MAX_DEPTH 127
 
+/*
+ * The frame that stands for a lost stack, in every hook's callchains: an address no kernel text
+ * has (the first pages are never mapped), named by bpf_stack_encode_lost_ksymbol().
+ */
+#define BPF_STACK_LOST_IP 0x8000ULL
+#define BPF_STACK_LOST_NAME "[lost stack]"
+
+/**
+ * bpf_stack_encode_lost_ksymbol - the KSYMBOL that names BPF_STACK_LOST_IP.
+ * @out: receives the record
+ * @attr: the attr whose sample_id_all trailer the record carries (the tracking event's)
+ * @time: its time; no later than that of the first sample that uses the frame
+ *
+ * Return: 0, or a negative errno from the encoder (out->err is set then).
+ */
+int bpf_stack_encode_lost_ksymbol(struct pd_buf *out, const struct perf_event_attr *attr,
+				  u64 time);
+
 /* What one conversion found. */
 struct bpf_stack_result {
 	size_t nr;       /* entries written to chain */

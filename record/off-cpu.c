@@ -28,13 +28,6 @@
  */
 #define OFFCPU_TIME_BASE (~0ULL << 32)
 
-/*
- * The frame that stands for a user stack the stack map could not hold, named by a KSYMBOL: an
- * address in kernel mode where no kernel or module code is, below prec:overhead's.
- */
-#define OFFCPU_LOST_IP 0x8000ULL
-#define OFFCPU_LOST_NAME "[lost stack]"
-
 /* The key and the start of a sleep, as off-cpu.bpf.c lays them out. */
 struct offcpu_key {
 	u32 tid;
@@ -263,10 +256,10 @@ static void put_sample(struct offcpu *o, const struct perf_event_attr *attr,
 		chain[1] = 0;
 		r.nr = 1;
 	} else if (k->stack_id < 0 ||
-		   bpf_stack_callchain(fd, o->depth, -EFAULT, k->stack_id, OFFCPU_LOST_IP, chain,
+		   bpf_stack_callchain(fd, o->depth, -EFAULT, k->stack_id, BPF_STACK_LOST_IP, chain,
 				       max, &r) || r.user_lost) {
 		chain[0] = PERF_CONTEXT_KERNEL;
-		chain[1] = OFFCPU_LOST_IP;
+		chain[1] = BPF_STACK_LOST_IP;
 		r.nr = 2;
 		s.misc = PERF_RECORD_MISC_KERNEL;
 		*lost = true;
@@ -318,14 +311,9 @@ static int oc_stop(struct record *rec, void *priv)
 	free(chain);
 	if (lost) {
 		/* The name of the lost-stack frame, before any sample points at it. */
-		struct pd_ksymbol_body ks = { .addr = OFFCPU_LOST_IP, .len = 0x1000 };
-		struct pd_sample id;
-
-		memset(&id, 0, sizeof(id));
-		id.time = record_now(rec);
 		samples = o->out;
 		memset(&o->out, 0, sizeof(o->out));
-		pd_encode_ksymbol(&o->out, record_tracking_attr(rec), &ks, OFFCPU_LOST_NAME, &id);
+		bpf_stack_encode_lost_ksymbol(&o->out, record_tracking_attr(rec), record_now(rec));
 		pd_buf_append(&o->out, samples.data, samples.len);
 		pd_buf_release(&samples);
 	}
@@ -347,7 +335,7 @@ static int oc_stop(struct record *rec, void *priv)
 	if (s->bss->lost_stacks)
 		warning("off-cpu: %llu user stacks did not fit the BPF stack map (%u stacks); "
 			"their time is under %s", (unsigned long long)s->bss->lost_stacks,
-			bpf_map__max_entries(s->maps.stacks), OFFCPU_LOST_NAME);
+			bpf_map__max_entries(s->maps.stacks), BPF_STACK_LOST_NAME);
 	return 0;
 }
 

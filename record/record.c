@@ -1052,9 +1052,10 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 		case OPT_AGGREGATE_ENTRIES: {
 			u64 v;
 
-			if (parse_u64(optarg, &v) || v < 1 || v > (1U << 24))
+			if (parse_u64(optarg, &v) || v < 1 || v > AGGREGATE_ENTRIES_MAX)
 				return usage_error("record", "--aggregate-entries '%s': a number "
-						   "of keys from 1 to 16777216", optarg);
+						   "of keys from 1 to %llu", optarg,
+						   AGGREGATE_ENTRIES_MAX);
 			o->aggregate_entries = v;
 			break;
 		}
@@ -1108,6 +1109,34 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 	o->argc = argc - optind;
 	o->argv = argv + optind;
 	return -1;
+}
+
+/*
+ * --aggregate: the option that asks for what the kernel samples but the program does not keep
+ * (it counts period, task, CPU and stacks only), or NULL when there is none.
+ */
+static const char *unaggregatable_option(const struct record_opts *o,
+					 const struct record_attr_opts *ao)
+{
+	if (ao->weight)
+		return "-W";
+	if (o->sample_addr)
+		return "-d";
+	if (ao->data_page_size)
+		return "--data-page-size";
+	if (ao->code_page_size)
+		return "--code-page-size";
+	if (ao->phys_data)
+		return "--phys-data";
+	if (ao->raw_samples)
+		return "-R";
+	if (ao->user_regs)
+		return "--user-regs";
+	if (ao->intr_regs)
+		return "-I";
+	if (ao->branch_stack)
+		return "-b/-j";
+	return NULL;
 }
 
 /* What perf record refuses before it opens anything. Return: -1, or the exit status. */
@@ -1333,6 +1362,12 @@ int cmd_record(int argc, char **argv)
 	if (o->aggregate && o->use_clockid && o->clockid != CLOCK_MONOTONIC) {
 		err = usage_error("record", "--aggregate runs the events on CLOCK_MONOTONIC: -k "
 				  "cannot choose another clock");
+		goto out_usage;
+	}
+	if (o->aggregate && unaggregatable_option(o, &attr_opts)) {
+		err = usage_error("record", "--aggregate cannot honour %s: the samples are counted "
+				  "in the kernel, which keeps only their period, task, CPU and stacks",
+				  unaggregatable_option(o, &attr_opts));
 		goto out_usage;
 	}
 	if (o->aggregate) {

@@ -211,6 +211,85 @@ test_expect "pipe mode: perf report reads the stream" '
 	near "$(share pipe.rep hot_a)" 50
 '
 
+# evcount FILE EVENT: perf report's event count of EVENT in FILE
+evcount() {
+	perf report -i "$1" --stdio 2>/dev/null |
+		awk -v e="'$2'" '$1 == "#" && $2 == "Samples:" { cur = $NF }
+			$2 == "Event" && $3 == "count" && cur == e { print $NF; exit }'
+}
+
+# Two events and a child process: the kernel gives the events it inherits to children no attach
+# cookie, so each event needs a program of its own. hot3 runs 1 s of CPU in the child; each
+# event counts that time. The aggregated counts are compared with each other (the same run: the
+# two clocks count the same task, so they agree to a few ticks) and with a normal recording's
+# within a quarter (another run on a shared machine: its CPU time varies with the load, far less
+# than the factor of hundreds by which one event's samples counted as the other's would miss).
+"$PREC" record --aggregate --overhead-source=none -e cpu-clock -e task-clock -F 1000 \
+	-o two.data -- sh -c "'$HOT3' -c 1; true" >/dev/null 2>two.err
+"$PREC" record --overhead-source=none -e cpu-clock -e task-clock -F 1000 -o twon.data -- \
+	sh -c "'$HOT3' -c 1; true" >/dev/null 2>/dev/null
+test_expect "two events with a child process: each counts as in a normal recording" '
+	for e in cpu-clock task-clock; do
+		a=$(evcount two.data $e) n=$(evcount twon.data $e)
+		echo "$e: aggregated $a, normal $n"
+		eval "$(echo $e | tr - _)=\$a"
+		awk -v a="$a" -v n="$n" "BEGIN { exit !(n > 0 && a > 0.75 * n && a < 1.25 * n) }" ||
+			exit 1
+	done &&
+	awk -v a="$cpu_clock" -v b="$task_clock" "BEGIN { exit !(a < 1.1 * b && b < 1.1 * a) }"
+'
+
+test_expect "more sampling events than the programs: one line, exit non-zero, nothing run" '
+	! "$PREC" record --aggregate $(for i in 1 2 3 4 5 6 7 8 9; do printf -- "-e cpu-clock "; done) \
+		-o nine.data -- touch ran-nine 2>nine.err &&
+	cat nine.err && test "$(wc -l <nine.err)" = 1 && grep -q "at most 8" nine.err &&
+	! test -e ran-nine
+'
+
+# A perf_event program takes the sample's own callchain, context markers and all: the file's
+# chains must have perf's markers once, as the kernel writes them.
+test_expect "with -g no callchain has two context markers in a row" '
+	perf report -i aggg.data -D 2>/dev/null | awk "
+		/FP chain: nr:/ { prev = 0; chains++; next }
+		/^\.\.\.\.\. +[0-9]+: / { m = (\$3 ~ /^ffffffffffff(ff|fe)[0-9a-f][0-9a-f]\$/)
+			if (m && prev) { print; bad++ } prev = m; next }
+		{ prev = 0 }
+		END { print chains, \"chains,\", bad + 0, \"with two markers in a row\"
+			exit !(chains > 0 && !bad) }"
+'
+
+# --switch-output: every file whose samples have the lost-stack frame must name it. Maps of 16
+# entries lose stacks in every interval (hot3 has far more), so every file has the frame.
+mkdir sw
+(cd sw && "$PREC" record --aggregate -g --aggregate-entries 16 --aggregate-interval 100ms \
+	--switch-output=1s -e cpu-clock -F 1000 -o s.data -- "$HOT3" -c 3 >/dev/null 2>sw.err)
+test_expect "--switch-output: every file names the lost-stack frame it uses" '
+	used=0
+	for f in sw/s.data.*; do
+		perf script -i $f -F ip,sym 2>/dev/null | grep -E "^\s+8000 " | sort | uniq -c >frames
+		echo "$f: $(cat frames)"
+		grep -q . frames && used=$((used + 1))
+		! grep -v "\[lost stack\]" frames || exit 1
+	done
+	test "$used" -ge 2
+'
+
+n=0
+for o in -W -d --phys-data --data-page-size -I "-j any" -R; do
+	n=$((n + 1))
+	test_expect "--aggregate $o: one line, exit non-zero, nothing run" '
+		! "$PREC" record --aggregate '"$o"' -o o'$n'.data -- touch ran'$n' 2>o.err &&
+		cat o.err && test "$(wc -l <o.err)" = 1 && grep -q "cannot honour" o.err &&
+		! test -e ran'$n' && ! test -e o'$n'.data
+	'
+done
+
+test_expect "--aggregate-entries above 262144: one line, exit non-zero, nothing run" '
+	! "$PREC" record --aggregate --aggregate-entries 262145 -o e.data -- touch ran-e 2>e.err &&
+	cat e.err && test "$(wc -l <e.err)" = 1 && grep -q "262144" e.err &&
+	! test -e ran-e && ! test -e e.data
+'
+
 test_expect "--aggregate with -k realtime: one line, exit non-zero, nothing run" '
 	! "$PREC" record --aggregate -k realtime -o k.data -- touch ran 2>k.err &&
 	cat k.err && test "$(wc -l <k.err)" = 1 && grep -q "CLOCK_MONOTONIC" k.err &&

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
@@ -82,6 +83,58 @@ static void frames_tests(void)
 	close(fd);
 }
 
+/*
+ * A perf_event program's stacks are the sample's callchain, with the kernel's context markers
+ * in it: the chain has each marker once.
+ */
+static void marker_tests(void)
+{
+	static const u64 kpe[4] = { PERF_CONTEXT_KERNEL, 0xffffffff81000010ULL,
+				    0xffffffff81000020ULL, 0 };
+	static const u64 upe[4] = { PERF_CONTEXT_USER, 0x401000, 0x401100, 0 };
+	static const u64 bare[4] = { PERF_CONTEXT_USER, 0, 0, 0 };
+	struct bpf_stack_result r;
+	u64 chain[2 + 2 * 4];
+	u32 k = 1, u = 2, b = 3;
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "test_markers", 4, 4 * 8, 16, NULL);
+
+	if (fd < 0 || bpf_map_update_elem(fd, &k, kpe, BPF_ANY) ||
+	    bpf_map_update_elem(fd, &u, upe, BPF_ANY) || bpf_map_update_elem(fd, &b, bare, BPF_ANY)) {
+		skip("markers", "bpf_map_create(HASH) failed");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	is(bpf_stack_callchain(fd, 4, 1, 2, LOST, chain, 10, &r), 0, "stacks with markers: ok");
+	ok(r.nr == 6 && chain[0] == PERF_CONTEXT_KERNEL && chain[1] == kpe[1] &&
+	   chain[2] == kpe[2] && chain[3] == PERF_CONTEXT_USER && chain[4] == upe[1] &&
+	   chain[5] == upe[2] && !r.kernel_lost && !r.user_lost,
+	   "the markers of a sample's own callchain are not written twice");
+	is(bpf_stack_callchain(fd, 4, -EFAULT, 3, LOST, chain, 10, &r), 0, "markers only: ok");
+	ok(r.nr == 2 && chain[0] == PERF_CONTEXT_KERNEL && chain[1] == LOST && r.user_lost,
+	   "a stack of markers only has no frame: it counts as lost");
+	close(fd);
+}
+
+/* The KSYMBOL of the lost-stack frame: its address and name, as every hook writes it. */
+static void ksymbol_tests(void)
+{
+	struct perf_event_attr attr = { .sample_type = PERF_SAMPLE_TIME, .sample_id_all = 1 };
+	struct pd_buf out = { 0 };
+	const struct perf_event_header *h;
+	const struct pd_ksymbol_body *ks;
+
+	is(bpf_stack_encode_lost_ksymbol(&out, &attr, 1234), 0, "lost-stack KSYMBOL: encoded");
+	h = (const void *)out.data;
+	ks = (const void *)(h + 1);
+	ok(out.len >= sizeof(*h) + sizeof(*ks) && h->type == PERF_RECORD_KSYMBOL &&
+	   h->size == out.len && ks->addr == BPF_STACK_LOST_IP &&
+	   !strcmp((const char *)(ks + 1), BPF_STACK_LOST_NAME) &&
+	   !memcmp(out.data + out.len - 8, &(u64){ 1234 }, 8),
+	   "lost-stack KSYMBOL: its address, its name and the time given");
+	pd_buf_release(&out);
+}
+
 int main(void)
 {
 	u64 chain[2 + 2 * 4];
@@ -117,5 +170,7 @@ int main(void)
 	   -EINVAL, "a depth beyond the largest is refused");
 	close(fd);
 	frames_tests();
+	marker_tests();
+	ksymbol_tests();
 	return done_testing();
 }
