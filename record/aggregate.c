@@ -82,16 +82,6 @@ static int libbpf_keep(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0;
 }
 
-/*
- * Wait until every run of the program that may have read the old generation has ended: perf
- * runs BPF programs of perf events inside an RCU read-side section, and MEMBARRIER_CMD_GLOBAL
- * is a synchronize_rcu().
- */
-static int wait_for_runs(void)
-{
-	return syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) ? -errno : 0;
-}
-
 static bool membarrier_works(void)
 {
 	long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
@@ -516,7 +506,7 @@ static int drain(struct record *rec, struct agg *a)
 	int err;
 
 	__atomic_store_n(&a->skel->bss->gen, old ^ 1, __ATOMIC_SEQ_CST);
-	err = wait_for_runs();
+	err = bpf_wait_for_runs(); /* every run that may have read the old generation */
 	if (err)
 		return error("--aggregate: cannot wait for the BPF program: %s", strerror(-err));
 	t1 = record_monotonic_ns();

@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "record/bpf-stack.h"
@@ -266,4 +269,9 @@ void bpf_stack_cache_free(struct bpf_stack_cache *c)
 	free(c->ids);
 	free(c->frames);
 	free(c);
+}
+
+int bpf_wait_for_runs(void)
+{
+	return syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) ? -errno : 0;
 }

@@ -116,4 +116,14 @@ int bpf_stack_cache_clear(struct bpf_stack_cache *c, bool walk);
 /* bpf_stack_cache_free - free the cache (the map is left as it is). */
 void bpf_stack_cache_free(struct bpf_stack_cache *c);
 
+/**
+ * bpf_wait_for_runs - wait until every run of prec's programs that began before has ended, so
+ * that their maps can be read whole: perf runs the programs of perf events inside an RCU
+ * read-side section, tracepoint probes run with preemption off, and MEMBARRIER_CMD_GLOBAL is a
+ * synchronize_rcu().
+ *
+ * Return: 0, or a negative errno (-ENOSYS, -EINVAL: the kernel has no such membarrier).
+ */
+int bpf_wait_for_runs(void);
+
 #endif

@@ -9,9 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -291,15 +288,13 @@ static int oc_stop(struct record *rec, void *priv)
 	struct pd_buf samples = { 0 };
 
 	/*
-	 * Detached, then a grace period: a run that began before would still add to the map
-	 * while it is read. Tracepoint probes run with preemption off, and
-	 * MEMBARRIER_CMD_GLOBAL is a synchronize_rcu(), so the walk below sees the final sums.
-	 * Without membarrier the few runs in flight may be missed, nothing worse.
+	 * Detached, then the runs in flight waited for: one that began before would still add
+	 * to the map while it is read. Without membarrier those few may be missed, nothing worse.
 	 */
 	s->bss->enabled = false;
 	off_cpu_bpf__detach(s);
 	o->attached = false;
-	syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+	bpf_wait_for_runs();
 	pd_buf_reset(&o->out);
 	while (!bpf_map_get_next_key(fd, first ? NULL : &prev, &key)) {
 		first = false;
