@@ -385,6 +385,8 @@ int record_set_feature(struct record *rec, unsigned bit, const void *payload, si
  *
  * Only from the main thread, in the start, tick and stop callbacks (the writer starts after
  * prepare). Timestamps should come from record_now() so that they fit the FINISHED_ROUND order.
+ * What a start callback emits goes again into every file --switch-output begins (after that
+ * file's synthesized records): names and descriptions every file needs, such as KSYMBOLs.
  *
  * Return: 0, -EBUSY before the writer started, -EINVAL for records of bad sizes, or -ENOMEM.
  */

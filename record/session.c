@@ -111,6 +111,12 @@ struct record {
 	/* The session's options at work: -D, --control, --switch-output, --max-size. */
 	struct pd_buf kmaps;     /* the kernel maps, synthesized again into every rotated file */
 	struct pd_buf hook_feats; /* record_set_feature() payloads, for the rotated files */
+	/*
+	 * What the hooks emitted in their start callbacks (the names of prec:overhead's types,
+	 * say): every file must have it, so each rotated file gets it again after its synthesis.
+	 */
+	struct pd_buf start_records;
+	bool in_start;
 	u64 enable_at;           /* -D: when to enable the events (CLOCK_MONOTONIC); 0 done */
 	u64 switch_at;           /* --switch-output=TIME: the next rotation */
 	u64 wakeups_at_switch;   /* stats.wakeups when the current file began */
@@ -471,6 +477,8 @@ int record_emit(struct record *rec, const void *records, size_t len)
 
 	if (!rec->wt)
 		return -EBUSY;
+	if (rec->in_start)
+		pd_buf_append(&rec->start_records, records, len);
 	/* Cut on record boundaries into blocks of about EMIT_CHUNK. */
 	while (off < len) {
 		size_t n = 0;
@@ -1392,6 +1400,7 @@ static void cleanup(struct record *rec)
 	free(rec->w_id_attr);
 	pd_buf_release(&rec->kmaps);
 	pd_buf_release(&rec->hook_feats);
+	pd_buf_release(&rec->start_records);
 	for (int i = 0; i < rec->nr_rotated; i++)
 		free(rec->rotated[i]);
 	free(rec->rotated);
@@ -1853,7 +1862,15 @@ static int record_open_output(struct record *rec, bool first)
 
 		return record_emit(rec, &init, sizeof(init));
 	}
-	return synthesize(rec, &rec->kmaps, true);
+	err = synthesize(rec, &rec->kmaps, true);
+	if (!err && !first && rec->start_records.len) {
+		if (rec->start_records.err)
+			return error("out of memory");
+		err = record_emit(rec, rec->start_records.data, rec->start_records.len);
+		if (err)
+			return error("cannot queue the hooks' records: %s", strerror(-err));
+	}
+	return err;
 }
 
 /*
@@ -1917,12 +1934,16 @@ static int record_start(struct record *rec)
 {
 	struct record_opts *o = &rec->opts;
 
+	rec->in_start = true;
 	for (int i = 0; i < rec->nr_hooks; i++) {
 		struct hook_slot *h = &rec->hooks[i];
 
-		if (h->hook->start && h->hook->start(rec, h->priv) < 0)
+		if (h->hook->start && h->hook->start(rec, h->priv) < 0) {
+			rec->in_start = false;
 			return -1;
+		}
 	}
+	rec->in_start = false;
 	read_sysctl_u64("/proc/sys/kernel/perf_event_max_sample_rate",
 			&rec->stats.max_sample_rate_before);
 	rec->stats.start_ns = record_monotonic_ns();

@@ -69,4 +69,24 @@ test_expect "perf script prints prec:overhead and perf script -s still gets prec
 	perf_clean perf script -i plain.data -s "$PREC_SRC/scripts/prec-overhead.py" >py.txt &&
 	grep -E "^ +[0-9]+ +stolen +[1-9]" py.txt'
 
+# --switch-output: every file gets the names of the types (the hooks' start records), not only
+# the first
+mkdir rot && "$PREC" record -q -o rot/r.data -F 1000 --overhead-interval 200ms \
+	--switch-output=1s -- "$HOT3" -c 2.2 >/dev/null 2>&1
+test_expect "--switch-output: each file's prec:overhead rows are named [prec:<type>]" '
+	n=0
+	for f in rot/r.data.*; do
+		perf_clean perf report -i "$f" --stdio >rot.txt || return 1
+		section rot.txt prec:overhead | grep -E "^ +[0-9.]+%" >rot.rows
+		[ -s rot.rows ] || continue
+		n=$((n + 1))
+		if grep -v -E "\[k\] \[prec:[a-z]+\] *$" rot.rows; then
+			fail "$f: a row without its name"
+			return 1
+		fi
+	done
+	echo "$n files with prec:overhead rows"
+	[ "$n" -ge 2 ]
+'
+
 done_testing
