@@ -62,7 +62,7 @@ same_time() {
 fewer() {
 	local n all
 	n=$(awk '/^# [0-9]+ samples in/ {print $2}' prec.out)
-	all=$("$PREC" report -q -i "$1" | awk '/^# [0-9]+ samples in/ {print $2}')
+	all=$("$PREC" report -i "$1" 2>/dev/null | awk '/^# [0-9]+ samples in/ {print $2}')
 	[ -n "$n" ] && [ -n "$all" ] || fail "no sample count" || return 1
 	awk -v a="$all" '/^# Samples: / {gsub(/K/, "000", $3); if ($3 + 0 >= a) exit 1}' \
 		prec.out || fail "the slices hold all $all samples"
