@@ -93,6 +93,14 @@ test_expect "--summary=perf: perf's count of the samples in the file, as perf pr
 	"$HOT3" -c 2 >/dev/null 2>recg.err
 "$PREC" record --overhead-source=none -g -e cpu-clock -F 4000 -o normalg.data -- "$HOT3" -c 2 \
 	>/dev/null 2>/dev/null
+# The shares are compared on user-mode samples (cpu-clock:u): the kernel stacks on top of hot3's
+# (interrupts, preemption) come and go with the machine's other load between two runs, which a
+# loaded CI machine turned into 3 points of hot_a moving to such stacks; aggregation is judged
+# on what it keeps, hot3's own stacks.
+"$PREC" record --aggregate --overhead-source=none -g -e cpu-clock:u -F 4000 -o aggu.data -- \
+	"$HOT3" -c 2 >/dev/null 2>/dev/null
+"$PREC" record --overhead-source=none -g -e cpu-clock:u -F 4000 -o normalu.data -- "$HOT3" -c 2 \
+	>/dev/null 2>/dev/null
 
 test_expect "with -g perf report shows the callers of the hot functions" '
 	perf_clean perf report -i aggg.data --stdio --no-children -g caller --sort sym >g.rep &&
@@ -103,7 +111,7 @@ test_expect "with -g perf report shows the callers of the hot functions" '
 '
 
 test_expect "with -g the top stacks have a normal recording's shares within 1 point" '
-	stacks aggg.data >agg.stacks && stacks normalg.data >normal.stacks &&
+	stacks aggu.data >agg.stacks && stacks normalu.data >normal.stacks &&
 	head -3 normal.stacks &&
 	awk "\$1 >= 5" normal.stacks >top && test "$(wc -l <top)" -ge 3 &&
 	while read -r pct st; do
@@ -121,7 +129,7 @@ folded() {
 }
 
 test_expect "with -g prec report --folded: the top stacks have a normal recording's shares within 1 point" '
-	folded aggg.data >agg.folded && folded normalg.data >normal.folded &&
+	folded aggu.data >agg.folded && folded normalu.data >normal.folded &&
 	awk "\$1 >= 5" normal.folded >ftop && test "$(wc -l <ftop)" -ge 3 &&
 	while read -r pct st; do
 		a=$(awk -v s="$st" "{ p = \$1; \$1 = \"\"; sub(/^ /, \"\") } \$0 == s { print p }" \
