@@ -150,6 +150,18 @@ struct overhead_fact_event *overhead_facts_event(struct overhead_facts *f, u32 i
 }
 
 /**
+ * overhead_fact_bpf_name - the word of a bpf_counter value.
+ *
+ * Return: "created", "joined", or NULL for none.
+ */
+const char *overhead_fact_bpf_name(enum overhead_fact_bpf b)
+{
+	return b == OVERHEAD_FACT_BPF_CREATED ? "created"
+	       : b == OVERHEAD_FACT_BPF_JOINED ? "joined"
+					       : NULL;
+}
+
+/**
  * overhead_fact_set_string - copy a string value, cut to fit.
  */
 void overhead_fact_set_string(char *dst, size_t len, const char *src)
@@ -316,6 +328,11 @@ int overhead_facts_encode(const struct overhead_facts *f, struct pd_buf *out)
 			line(out, "event.%" PRIu32 ".period=%" PRIu64, e->idx, e->period);
 		if (e->shared_with >= 0)
 			line(out, "event.%" PRIu32 ".shared_with=%d", e->idx, e->shared_with);
+		if (overhead_fact_bpf_name(e->bpf_counter))
+			line(out, "event.%" PRIu32 ".bpf_counter=%s", e->idx,
+			     overhead_fact_bpf_name(e->bpf_counter));
+		snprintf(key, sizeof(key), "event.%" PRIu32 ".bpf_counter_fallback", e->idx);
+		line_str(out, key, e->bpf_fallback);
 		if (e->aggregated)
 			line(out, "event.%" PRIu32 ".aggregated=1", e->idx);
 	}
@@ -502,11 +519,25 @@ static int set_event(struct parser *p, const char *key, const char *v)
 		return bad(p, -EINVAL, "event.%s: not an event index up to %d", key,
 			   OVERHEAD_FACTS_MAX_EVENT);
 	if (strcmp(rest, "freq") && strcmp(rest, "period") && strcmp(rest, "shared_with") &&
-	    strcmp(rest, "aggregated"))
+	    strcmp(rest, "aggregated") && strcmp(rest, "bpf_counter") &&
+	    strcmp(rest, "bpf_counter_fallback"))
 		return 0;
 	e = overhead_facts_event(p->f, (u32)idx);
 	if (!e)
 		return -ENOMEM;
+	if (!strcmp(rest, "bpf_counter_fallback")) {
+		overhead_fact_set_string(e->bpf_fallback, sizeof(e->bpf_fallback), v);
+		return 0;
+	}
+	if (!strcmp(rest, "bpf_counter")) {
+		if (!strcmp(v, "created"))
+			e->bpf_counter = OVERHEAD_FACT_BPF_CREATED;
+		else if (!strcmp(v, "joined"))
+			e->bpf_counter = OVERHEAD_FACT_BPF_JOINED;
+		else
+			return bad(p, -EINVAL, "event.%s: not created or joined: '%s'", key, v);
+		return 0;
+	}
 	if (parse_u64(v, &n))
 		return bad(p, -EINVAL, "event.%s: not a number: '%s'", key, v);
 	if (!strcmp(rest, "freq")) {

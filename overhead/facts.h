@@ -46,6 +46,11 @@
  *						in the attr, record/evlist.c); or
  *	event.1.period=100003			the period -c asked for
  *	event.2.shared_with=1			event 2 read event 1's counter (opened once)
+ *	event.3.bpf_counter=created		--bpf-counters: event 3's readings came through a
+ *						counter shared across sessions, which this
+ *						recording created (or joined: another had)
+ *	event.4.bpf_counter_fallback=a group	--bpf-counters was asked and event 4 counted
+ *						with its own counters: why
  *	counters.interval_ns=1000000000		--count-interval: the counters were read (STAT,
  *						STAT_ROUND records) this often and at the end;
  *						absent when nothing was read
@@ -105,6 +110,8 @@
  *
  *		fe->freq = the -F asked for, before cap_frequency() (st->freq_requested), or
  *		fe->period = the -c asked for; fe->shared_with = the index read instead, if any;
+ *		fe->bpf_counter = how it reached a counter shared across sessions, if it did;
+ *		fe->bpf_fallback = why it did not, when one was asked for;
  *		fe->aggregated = true when --aggregate counted its samples in the kernel;
  *	f.counters_interval_ns = the --count-interval when the counters are read;
  *	f.aggregate_interval_ns, f.aggregate_entries = --aggregate-interval, --aggregate-entries;
@@ -156,11 +163,27 @@ struct overhead_fact_cpu {
 	struct overhead_fact_calib collector;
 };
 
+/* How an event's readings came through a counter shared across sessions (--bpf-counters). */
+enum overhead_fact_bpf {
+	OVERHEAD_FACT_BPF_NONE,    /* they did not */
+	OVERHEAD_FACT_BPF_CREATED, /* the recording created the counter */
+	OVERHEAD_FACT_BPF_JOINED,  /* it joined the counter another session had created */
+};
+
+/**
+ * overhead_fact_bpf_name - the word of a bpf_counter value in the facts and the reports.
+ *
+ * Return: "created", "joined", or NULL for none.
+ */
+const char *overhead_fact_bpf_name(enum overhead_fact_bpf b);
+
 struct overhead_fact_event {
 	u32 idx;         /* the attr's index in the file */
 	u64 freq;        /* -F asked for (before the kernel's limit capped it); 0: not known */
 	u64 period;      /* -c asked for; 0: not known */
 	int shared_with; /* the attr index whose counter it reads; -1: opened itself */
+	enum overhead_fact_bpf bpf_counter; /* a counter shared across sessions, or none */
+	char bpf_fallback[OVERHEAD_FACTS_STR_MAX + 1]; /* "": none asked for, or it had one */
 	bool aggregated; /* --aggregate: its samples were counted in the kernel (WEIGHT: how many) */
 };
 

@@ -253,6 +253,18 @@ static int cnt_open(struct record *rec, void *priv)
 		if (with >= 0)
 			record_set_shared_with(rec, eng_attr[ev], eng_attr[with]);
 	}
+	/* And how each event met --bpf-counters: a counter shared across sessions, or why not. */
+	for (int ev = 0; !err && ev < counting_nr_events(c->eng); ev++) {
+		const char *why;
+		enum counting_via via = counting_via(c->eng, ev, &why);
+
+		if (via == COUNTING_BPF_CREATED || via == COUNTING_BPF_JOINED || why)
+			record_set_bpf_counter(rec, eng_attr[ev],
+					       via == COUNTING_BPF_CREATED  ? RECORD_BPF_CREATED
+					       : via == COUNTING_BPF_JOINED ? RECORD_BPF_JOINED
+									    : RECORD_BPF_NONE,
+					       why);
+	}
 	/* The --count attrs as opened: disabled in a group, user space only without permission. */
 	for (int i = 0; !err && i < c->nr_ev; i++) {
 		struct perf_event_attr *a = record_attr_edit(rec, c->ev[i].idx);

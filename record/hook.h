@@ -243,6 +243,32 @@ int record_set_shared_with(struct record *rec, int idx, int other);
  */
 int record_shared_with(const struct record *rec, int idx);
 
+/* How a counting event met --bpf-counters (record_set_bpf_counter()). */
+enum record_bpf_counter {
+	RECORD_BPF_NONE,    /* no counter shared across sessions */
+	RECORD_BPF_CREATED, /* one this recording created */
+	RECORD_BPF_JOINED,  /* one another session had created */
+};
+
+/**
+ * record_set_bpf_counter - publish how the counting event of attr idx met --bpf-counters (the
+ * counters hook, from its open callback), for other hooks to read with record_bpf_counter().
+ * @how: whether its readings come through a counter shared across sessions, created or joined
+ * @why: with RECORD_BPF_NONE, why it counts with its own counters (copied); NULL for no reason
+ *
+ * Return: 0, or -EINVAL when idx is out of range.
+ */
+int record_set_bpf_counter(struct record *rec, int idx, enum record_bpf_counter how,
+			   const char *why);
+
+/**
+ * record_bpf_counter - how attr idx met --bpf-counters (record_set_bpf_counter()).
+ * @why: set to the reason it has no counter shared across sessions, or NULL
+ *
+ * Return: how; RECORD_BPF_NONE for an event nothing was published about.
+ */
+enum record_bpf_counter record_bpf_counter(const struct record *rec, int idx, const char **why);
+
 /*
  * record_set_read_interval - the counters are read every interval_ns in this recording (the
  * counters hook, from its declare callback); record_read_interval() tells other hooks, 0 when

@@ -896,6 +896,20 @@ static void set_facts(struct record *rec, struct ovr *o)
 		if (with >= 0 && (fe = overhead_facts_event(&f, (u32)i)))
 			fe->shared_with = with;
 	}
+	/* Counting events that asked for a counter shared across sessions (--bpf-counters). */
+	for (int i = 0; record_attr(rec, i); i++) {
+		struct overhead_fact_event *fe;
+		const char *why;
+		enum record_bpf_counter how = record_bpf_counter(rec, i, &why);
+
+		if ((how == RECORD_BPF_NONE && !why) || !(fe = overhead_facts_event(&f, (u32)i)))
+			continue;
+		fe->bpf_counter = how == RECORD_BPF_CREATED  ? OVERHEAD_FACT_BPF_CREATED
+				  : how == RECORD_BPF_JOINED ? OVERHEAD_FACT_BPF_JOINED
+							     : OVERHEAD_FACT_BPF_NONE;
+		if (how == RECORD_BPF_NONE)
+			overhead_fact_set_string(fe->bpf_fallback, sizeof(fe->bpf_fallback), why);
+	}
 	f.counters_interval_ns = record_read_interval(rec);
 	if (record_aggregate(rec)) {
 		const struct record_aggregate *ra = record_aggregate(rec);

@@ -91,6 +91,9 @@ struct record {
 	int *map_cpus;           /* the CPU_MAP a hook asked for (record_set_cpu_map()), or NULL */
 	int *shared_with;        /* by attr index: record_set_shared_with(); -1 */
 	int nr_shared_with;
+	enum record_bpf_counter *bpf_how; /* by attr index: record_set_bpf_counter() */
+	char **bpf_why;
+	int nr_bpf;
 	u64 read_interval_ns;    /* record_set_read_interval() */
 	bool no_rounds;          /* record_set_no_rounds() */
 	struct record_aggregate agg; /* record_set_aggregate(); agg_on when set */
@@ -401,6 +404,35 @@ int record_set_shared_with(struct record *rec, int idx, int other)
 	}
 	rec->shared_with[idx] = other;
 	return 0;
+}
+
+int record_set_bpf_counter(struct record *rec, int idx, enum record_bpf_counter how,
+			   const char *why)
+{
+	if (idx < 0 || idx >= rec->evl.nr)
+		return -EINVAL;
+	if (idx >= rec->nr_bpf) {
+		rec->bpf_how = xrealloc(rec->bpf_how, rec->evl.nr * sizeof(*rec->bpf_how));
+		rec->bpf_why = xrealloc(rec->bpf_why, rec->evl.nr * sizeof(*rec->bpf_why));
+		for (int i = rec->nr_bpf; i < rec->evl.nr; i++) {
+			rec->bpf_how[i] = RECORD_BPF_NONE;
+			rec->bpf_why[i] = NULL;
+		}
+		rec->nr_bpf = rec->evl.nr;
+	}
+	rec->bpf_how[idx] = how;
+	free(rec->bpf_why[idx]);
+	rec->bpf_why[idx] = why ? xstrdup(why) : NULL;
+	return 0;
+}
+
+enum record_bpf_counter record_bpf_counter(const struct record *rec, int idx, const char **why)
+{
+	*why = NULL;
+	if (idx < 0 || idx >= rec->nr_bpf)
+		return RECORD_BPF_NONE;
+	*why = rec->bpf_why[idx];
+	return rec->bpf_how[idx];
 }
 
 void record_set_no_rounds(struct record *rec)
@@ -1394,6 +1426,10 @@ static void cleanup(struct record *rec)
 	free(rec->synthetic_ids);
 	free(rec->map_cpus);
 	free(rec->shared_with);
+	for (int i = 0; i < rec->nr_bpf; i++)
+		free(rec->bpf_why[i]);
+	free(rec->bpf_how);
+	free(rec->bpf_why);
 	free(rec->agg_cpu);
 	free(rec->w_attrs);
 	free(rec->w_ids);

@@ -292,6 +292,45 @@ static void test_facts(void)
 	   -EINVAL, "facts: shared_with an event out of range");
 	is(overhead_facts_decode("prec-facts 1\nevent.1.aggregated=2\n", 34, &g, why, sizeof(why)),
 	   -EINVAL, "facts: aggregated is 0 or 1");
+	is(overhead_facts_decode("prec-facts 1\nevent.1.bpf_counter=shared\n", 40, &g, why,
+				 sizeof(why)),
+	   -EINVAL, "facts: bpf_counter is created or joined");
+	{
+		/* --bpf-counters: how each event met it, written and read back. */
+		struct overhead_facts w, r;
+		struct pd_buf bb = { 0 };
+		const struct overhead_fact_event *fe;
+
+		overhead_facts_init(&w);
+		overhead_facts_event(&w, 2)->bpf_counter = OVERHEAD_FACT_BPF_CREATED;
+		overhead_facts_event(&w, 3)->bpf_counter = OVERHEAD_FACT_BPF_JOINED;
+		overhead_fact_set_string(overhead_facts_event(&w, 5)->bpf_fallback,
+					 sizeof(overhead_facts_event(&w, 5)->bpf_fallback),
+					 "the attr map is full\nline two");
+		ok(!overhead_facts_encode(&w, &bb), "facts: bpf_counter encoded");
+		ok(bb.data && strstr((const char *)bb.data, "event.2.bpf_counter=created\n") &&
+			   strstr((const char *)bb.data, "event.3.bpf_counter=joined\n") &&
+			   strstr((const char *)bb.data,
+				  "event.5.bpf_counter_fallback=the attr map is full\\nline two\n"),
+		   "facts: the keys as man/prec-data.5 has them");
+		ok(!overhead_facts_decode(bb.data, bb.len, &r, why, sizeof(why)),
+		   "facts: bpf_counter decoded");
+		fe = overhead_facts_find_event(&r, 2);
+		ok(fe && fe->bpf_counter == OVERHEAD_FACT_BPF_CREATED && !fe->bpf_fallback[0],
+		   "facts: created");
+		fe = overhead_facts_find_event(&r, 3);
+		ok(fe && fe->bpf_counter == OVERHEAD_FACT_BPF_JOINED, "facts: joined");
+		fe = overhead_facts_find_event(&r, 5);
+		ok(fe && fe->bpf_counter == OVERHEAD_FACT_BPF_NONE &&
+			   !strcmp(fe->bpf_fallback, "the attr map is full\nline two"),
+		   "facts: the fallback's reason");
+		is_str(overhead_fact_bpf_name(OVERHEAD_FACT_BPF_JOINED), "joined",
+		       "facts: the word for joined");
+		ok(!overhead_fact_bpf_name(OVERHEAD_FACT_BPF_NONE), "facts: none has no word");
+		overhead_facts_release(&w);
+		overhead_facts_release(&r);
+		pd_buf_release(&bb);
+	}
 	is(overhead_facts_decode("prec-facts 1\nnmi_watchdog=-3\n", 29, &g, why, sizeof(why)),
 	   -EINVAL, "facts: nmi_watchdog out of range");
 	{
