@@ -63,6 +63,8 @@ struct cev {
 	bool shared;		       /* it read another's counter (shared_with, or made-up ids) */
 	bool made_ids;		       /* all its ids are made-up ones (a shared reading) */
 	bool hidden;		       /* prec's own event, never read: not a counter */
+	const char *bpf_counter;       /* "created", "joined": a counter shared across sessions */
+	const char *bpf_fallback;      /* why it had none when asked (--bpf-counters), or NULL */
 	int first_reader, next_reader; /* the events that read its counter: a list; -1 ends it */
 	char name[256];
 };
@@ -582,6 +584,10 @@ static void finish(struct counters *c)
 			e->shared_with = fe->shared_with;
 			e->shared = true;
 		}
+		if (fe) {
+			e->bpf_counter = overhead_fact_bpf_name(fe->bpf_counter);
+			e->bpf_fallback = fe->bpf_fallback[0] ? fe->bpf_fallback : NULL;
+		}
 		e->made_ids = made_ids(c->rep->r, i);
 		/*
 		 * prec's own events: samples that no counter stands behind. Never read, they are
@@ -760,6 +766,12 @@ static void print_total(struct counters *c, u32 i)
 		add_note(notes, sizeof(notes), "read the counter of event %d", e->shared_with);
 	else if (e->shared)
 		add_note(notes, sizeof(notes), "read another event's counter (not known which)");
+	if (e->bpf_counter)
+		add_note(notes, sizeof(notes), "read through a counter shared across sessions (%s)",
+			 e->bpf_counter);
+	else if (e->bpf_fallback)
+		add_note(notes, sizeof(notes), "own counters, none shared across sessions: %s",
+			 e->bpf_fallback);
 	for (int j = e->first_reader; j >= 0; j = c->ev[j].next_reader) {
 		size_t n = strlen(notes);
 
@@ -866,7 +878,7 @@ static const char *aggr_name(u64 m)
 
 static void print_text(struct counters *c, bool intervals)
 {
-	bool scaled = false, shared = false;
+	bool scaled = false, shared = false, bpf = false;
 
 	printf("# Counter readings of %s: %" PRIu64 " readings, %" PRIu64 " round%s", c->name,
 	       c->nr_stat, c->nr_rounds, c->nr_rounds == 1 ? "" : "s");
@@ -892,6 +904,7 @@ static void print_text(struct counters *c, bool intervals)
 		print_total(c, i);
 		scaled |= c->ev[i].est.status == CM_SCALED;
 		shared |= c->ev[i].shared;
+		bpf |= c->ev[i].bpf_counter != NULL;
 	}
 	if (scaled)
 		printf(
@@ -901,6 +914,10 @@ static void print_text(struct counters *c, bool intervals)
 	if (shared)
 		printf("#\n# Shared counters: an event that read another's counter was opened once "
 		       "for both; its count is\n# the counter's increase since it was enabled.\n");
+	if (bpf)
+		printf("#\n# Counters shared across sessions (--bpf-counters): one counter per CPU "
+		       "for every session\n# counting the event; this recording created it or "
+		       "joined it, and counted its target's share.\n");
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -913,6 +930,15 @@ static void json_num(double v, int decimals)
 		printf("null");
 	else
 		printf("%.*f", decimals, v);
+}
+
+/* A string, or null. */
+static void json_str_or_null(const char *s)
+{
+	if (s)
+		json_str(stdout, s);
+	else
+		printf("null");
 }
 
 static void json_flags(unsigned f)
@@ -988,6 +1014,10 @@ static void print_json(struct counters *c)
 			printf("%d", e->shared_with);
 		else
 			printf("null");
+		printf(",\"bpf_counter\":");
+		json_str_or_null(e->bpf_counter);
+		printf(",\"bpf_counter_fallback\":");
+		json_str_or_null(e->bpf_fallback);
 		printf(",\"read_for\":[");
 		for (int j = e->first_reader; j >= 0; j = c->ev[j].next_reader) {
 			printf("%s%d", first ? "" : ",", j);

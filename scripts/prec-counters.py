@@ -39,6 +39,7 @@
 
 import json
 import os
+import re
 import stat
 import struct
 import sys
@@ -196,7 +197,7 @@ def _read_header(path):
             p += slen + 8 * nr_ids
             if i < len(attrs):
                 attrs[i][0] = name
-    shared = {}
+    shared, bpf = {}, {}
     if FEAT_PREC in sections:
         s_off, s_size = sections[FEAT_PREC]
         text = f.read(s_off, s_size).split(b"\0", 1)[0].decode("utf-8", "replace")
@@ -208,7 +209,15 @@ def _read_header(path):
                     shared[int(parts[1])] = int(val)
                 except ValueError:
                     pass
-    return {"attrs": attrs, "shared": shared, "data": (d_off, d_size), "file": f}
+            elif (len(parts) == 3 and parts[0] == "event" and parts[1].isdigit() and
+                  parts[2] in ("bpf_counter", "bpf_counter_fallback")):
+                # --bpf-counters: a counter shared across sessions, or why the event had none
+                if parts[2] == "bpf_counter" and val not in ("created", "joined"):
+                    continue
+                val = re.sub(r"\\(.)", lambda m: {"n": "\n", "r": "\r"}.get(m.group(1), m.group(1)),
+                             val)
+                bpf.setdefault(int(parts[1]), {})[parts[2]] = val
+    return {"attrs": attrs, "shared": shared, "bpf": bpf, "data": (d_off, d_size), "file": f}
 
 
 def _stat_ids(hdr, wanted):
@@ -260,7 +269,8 @@ def _install(names):
     g = globals()
     for i, (name, no_ids, shared_with, own) in enumerate(names):
         events.append({"index": i, "name": name, "no_ids": no_ids, "shared_with": shared_with,
-                       "own": own, "count": 0, "enabled_ns": 0, "running_ns": 0, "calls": 0})
+                       "own": own, "count": 0, "enabled_ns": 0, "running_ns": 0, "calls": 0,
+                       "bpf_counter": None, "bpf_counter_fallback": None})
         h = handler_name(name)
         if h not in by_handler:
             by_handler[h] = []
@@ -291,6 +301,10 @@ def _setup():
     if not names:
         _note("no event names: the input is a pipe or unreadable; name the events after --")
     _install(names)
+    if header and source == path:
+        for i, b in header["bpf"].items():
+            if i < len(events):
+                events[i].update(b)
 
 
 _setup()
@@ -355,7 +369,8 @@ def trace_end():
         out.append({"index": e["index"], "name": e["name"], "status": _status(e),
                     "count": e["count"], "enabled_ns": e["enabled_ns"],
                     "running_ns": e["running_ns"], "scaled": _scaled(e),
-                    "shared_with": e["shared_with"]})
+                    "shared_with": e["shared_with"], "bpf_counter": e["bpf_counter"],
+                    "bpf_counter_fallback": e["bpf_counter_fallback"]})
     if "--json" in sys.argv[1:]:
         print(json.dumps({"rounds": rounds, "aggregated": not not_global, "events": out,
                           "errors": errors}))
@@ -379,6 +394,12 @@ def trace_end():
                 notes = "scaled %.0f" % o["scaled"]
             if o["shared_with"] is not None:
                 notes += ("; " if notes else "") + "read the counter of event %d" % o["shared_with"]
+            if o["bpf_counter"]:
+                notes += (("; " if notes else "") +
+                          "read through a counter shared across sessions (%s)" % o["bpf_counter"])
+            elif o["bpf_counter_fallback"]:
+                notes += (("; " if notes else "") + "own counters, none shared across sessions: %s"
+                          % o["bpf_counter_fallback"])
             print(("%5d %20s %-24s %8s  %s" % (o["index"], shown, o["name"], run, notes)).rstrip())
     for what in errors:
         print("prec-counters.py: %s" % what, file=sys.stderr)

@@ -6,7 +6,7 @@
  * counters, a counter never running, one never enabled, one that could not be opened, and an
  * event that shared another's counter. For tests/t2100-counters.sh.
  *
- * usage: mkstat mux|mux-nofacts|damaged FILE
+ * usage: mkstat mux|mux-nofacts|mux-bpf|damaged FILE
  *   mux      2 CPUs, 5 rounds of 100 ms: instructions multiplexed (40% and 60% running, with
  *            rates that change between rounds, and one round switched out on CPU 1), cycles
  *            never running, branches never enabled, task-clock counted, instructions again
@@ -14,6 +14,10 @@
  *            cache-misses with no readings, and cpu-clock sampling (a few samples) and read
  *   mux-nofacts  the same without the facts section (as in pipe mode): the second
  *            instructions is known as shared by its made-up ids alone (PD_PREC_SHARED_ID_BASE)
+ *   mux-bpf  the same with the facts of --bpf-counters: instructions read through a counter
+ *            shared across sessions that another session created (event.0.bpf_counter=joined),
+ *            task-clock through one this one created (event.3.bpf_counter=created), branches
+ *            counted with its own counters for a reason (event.2.bpf_counter_fallback)
  *   damaged  readings that went down, running above enabled, sums past 2^64, a reading of an
  *            id no event has and a STAT record too short to hold one
  *
@@ -252,14 +256,15 @@ int main(int argc, char **argv)
 	struct overhead_facts f;
 	struct perf_event_attr a0;
 	struct pd_writer *w;
-	bool damaged, nofacts;
+	bool damaged, nofacts, bpf;
 
 	if (argc != 3 || (strcmp(argv[1], "mux") && strcmp(argv[1], "mux-nofacts") &&
-			  strcmp(argv[1], "damaged"))) {
-		fprintf(stderr, "usage: %s mux|mux-nofacts|damaged FILE\n", prog);
+			  strcmp(argv[1], "mux-bpf") && strcmp(argv[1], "damaged"))) {
+		fprintf(stderr, "usage: %s mux|mux-nofacts|mux-bpf|damaged FILE\n", prog);
 		return 2;
 	}
 	damaged = !strcmp(argv[1], "damaged");
+	bpf = !strcmp(argv[1], "mux-bpf");
 	nofacts = !strcmp(argv[1], "mux-nofacts");
 	if (nofacts) {
 		evs[4].ids[0] = PD_PREC_SHARED_ID_BASE;
@@ -279,6 +284,13 @@ int main(int argc, char **argv)
 		overhead_facts_init(&f);
 		if (!damaged)
 			overhead_facts_event(&f, 4)->shared_with = 0;
+		if (bpf) {
+			overhead_facts_event(&f, 0)->bpf_counter = OVERHEAD_FACT_BPF_JOINED;
+			overhead_facts_event(&f, 3)->bpf_counter = OVERHEAD_FACT_BPF_CREATED;
+			overhead_fact_set_string(overhead_facts_event(&f, 2)->bpf_fallback,
+						 sizeof(overhead_facts_event(&f, 2)->bpf_fallback),
+						 "a group");
+		}
 		check(overhead_facts_encode(&f, &b), "facts");
 		check(pd_writer_set_feature(w, PD_FEAT_PREC, b.data, b.len), "facts");
 		overhead_facts_release(&f);

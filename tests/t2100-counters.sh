@@ -95,7 +95,8 @@ elif mode == "script":       # prec-counters.py --json vs prec --json
     check(not s["errors"], "script errors: %s" % s["errors"])
     check(len(s["events"]) == len(d["events"]), "events: prec %d, script %d" % (len(d["events"]), len(s["events"])))
     for e, x in zip(d["events"], s["events"]):
-        for k in ("name", "status", "count", "enabled_ns", "running_ns", "shared_with"):
+        for k in ("name", "status", "count", "enabled_ns", "running_ns", "shared_with",
+                  "bpf_counter", "bpf_counter_fallback"):
             check(e[k] == x[k], "event %d %s: prec %r, script %r" % (e["index"], k, e[k], x[k]))
         if e["scaled"] is None or x["scaled"] is None:
             check(e["scaled"] == x["scaled"], "event %d scaled" % e["index"])
@@ -300,6 +301,37 @@ test_expect "no facts (built): the made-up ids say the second instructions read 
 test_expect "no facts (built): --overhead counts the shared counter once, no duplicate" '
 	"$PREC" report --overhead -i nofacts.data >nofacts.ovh 2>&1 && cat nofacts.ovh &&
 	grep "multiplex: 2 counters ran less" nofacts.ovh && ! grep -q duplicate-events nofacts.ovh'
+
+# The facts of --bpf-counters (built): which readings came through a counter shared across
+# sessions, created or joined, and why an event that asked for one had its own.
+test_expect "--bpf-counters (built): the notes say created, joined, and why not" '
+	"$MKSTAT" mux-bpf bpf.data >bpf.man && counters bpf.data bpf &&
+	no_stderr bpf.json.err && no_stderr bpf.txt.err && cat bpf.txt &&
+	grep -E "^ +0 .*instructions .*read through a counter shared across sessions \(joined\)" bpf.txt &&
+	grep -E "^ +3 .*task-clock .*read through a counter shared across sessions \(created\)" bpf.txt &&
+	grep -E "^ +2 .*branches .*own counters, none shared across sessions: a group" bpf.txt &&
+	[ "$(grep -c "shared across sessions" bpf.txt)" = 4 ] &&
+	grep -q "^# Counters shared across sessions (--bpf-counters)" bpf.txt &&
+	! grep -q "shared across sessions" mux.txt'
+test_expect "--bpf-counters (built): --json has bpf_counter and bpf_counter_fallback per event" '
+	$PYTHON -c "
+import json, sys
+ev = {e[\"index\"]: e for e in json.load(open(\"bpf.json\"))[\"events\"]}
+ok = ev[0][\"bpf_counter\"] == \"joined\" and ev[3][\"bpf_counter\"] == \"created\" and \
+    ev[2][\"bpf_counter\"] is None and ev[2][\"bpf_counter_fallback\"] == \"a group\" and \
+    all(ev[i][\"bpf_counter\"] is None and ev[i][\"bpf_counter_fallback\"] is None
+        for i in (1, 4, 5))
+sys.exit(0 if ok else 1)" && $PYTHON cmp.py manifest bpf.json bpf.man'
+if have perf-python; then
+	test_expect "--bpf-counters (built): prec-counters.py says the same" '
+		perf_clean perf script -i bpf.data -s "$SCRIPT" -- --json >bpf.script &&
+		$PYTHON cmp.py script bpf.json bpf.script &&
+		perf_clean perf script -i bpf.data -s "$SCRIPT" >bpf.script.txt &&
+		grep -E "^ +3 .*task-clock .*read through a counter shared across sessions \(created\)" bpf.script.txt &&
+		grep -E "^ +2 .*branches .*own counters, none shared across sessions: a group" bpf.script.txt'
+else
+	test_skip "--bpf-counters (built): prec-counters.py" "perf has no Python"
+fi
 
 # End to end: prec record --count.
 "$PREC" record -e cpu-clock --count task-clock,page-faults,context-switches \
