@@ -417,8 +417,15 @@ int counting_open(struct counting *c)
 			e->via = e->src >= 0 ? COUNTING_SHARED : COUNTING_NONE;
 			continue;
 		}
-		if (c->t.bpf_counters && !open_shared_counter(c, e, &e->why))
-			continue;
+		if (c->t.bpf_counters) {
+			if (!open_shared_counter(c, e, &e->why)) {
+				debug(1, "counting %s through a counter shared across sessions (%s)",
+				      e->name, e->via == COUNTING_BPF_CREATED ? "created" : "joined");
+				continue;
+			}
+			note("counting '%s' with its own counters, not one shared across sessions: %s",
+			     e->name, e->why);
+		}
 		err = open_event(c, e);
 		if (err)
 			return err;

@@ -32,7 +32,8 @@
  *	counting_free()
  *
  * It prints through util/log.h only: warnings for events it cannot count, a note when it falls
- * back to counting user space.
+ * back to counting user space, one when an event that asked for a counter shared across sessions
+ * counts with its own (and why), and at -v whether it created or joined one.
  */
 #ifndef PREC_RECORD_COUNTING_H
 #define PREC_RECORD_COUNTING_H
