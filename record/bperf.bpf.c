@@ -109,17 +109,30 @@ int bperf_switch(void *ctx)
 	return step(true);
 }
 
+/* execve and execveat, whose entry starts the workload's count. */
+#if defined(__TARGET_ARCH_arm64)
+#define NR_EXECVE 221
+#define NR_EXECVEAT 281
+#else
+#define NR_EXECVE 59
+#define NR_EXECVEAT 322
+#endif
+
 /*
  * The workload is counted from its exec, as an event enabled on exec is: what ran on this CPU
- * before (the forked recorder waiting to exec) is not the workload's.
+ * before (the forked recorder waiting to exec) is not the workload's. The count starts as the
+ * exec begins rather than when it is done (sched_process_exec), since the kernel enables such an
+ * event before it loads the program, whose page faults are the workload's. User space detaches
+ * this program once started is set.
  */
-SEC("raw_tp/sched_process_exec")
-int bperf_exec(void *ctx)
+SEC("raw_tp/sys_enter")
+int bperf_exec(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	long nr = (long)ctx->args[1];
 	__u8 one = 1;
 
-	if (!workload || tgid != workload || started)
+	if (started || tgid != workload || !workload || (nr != NR_EXECVE && nr != NR_EXECVEAT))
 		return 0;
 	started = 1;
 	bpf_map_update_elem(&tasks, &tgid, &one, BPF_ANY);

@@ -180,7 +180,7 @@ static int map_info(int fd, struct bpf_map_info *info)
 
 static int pin_path(char *buf, size_t size, const char *root, const char *name, __u32 id)
 {
-	int n = id ? snprintf(buf, size, "%s/%s.%u", root, name, id)
+	int n = id ? snprintf(buf, size, "%s/%s_%u", root, name, id)
 		   : snprintf(buf, size, "%s/%s", root, name);
 
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
@@ -610,8 +610,16 @@ void bperf_disable(struct bperf *b)
 
 int bperf_read(struct bperf *b, int ev)
 {
+	struct bperf_bpf *s;
+
 	if (ev < 0 || ev >= b->nr_ev)
 		return -EINVAL;
+	s = b->ev[ev].skel;
+	/* The workload has exec'ed: no need to look at every system call any more. */
+	if (s->links.bperf_exec && s->bss->started) {
+		bpf_link__destroy(s->links.bperf_exec);
+		s->links.bperf_exec = NULL;
+	}
 	return b->enabled ? run_readers(b, &b->ev[ev]) : 0;
 }
 
@@ -621,14 +629,22 @@ int bperf_value(struct bperf *b, int ev, int cpu, struct bperf_reading *v)
 	__u32 zero = 0;
 	int err = 0;
 
-	if (ev < 0 || ev >= b->nr_ev || cpu < 0 || cpu >= b->nr_possible)
+	if (ev < 0 || ev >= b->nr_ev || cpu < -1 || cpu >= b->nr_possible)
 		return -EINVAL;
 	/* A per-CPU map's value: one slot per possible CPU, each 8-byte aligned. */
 	acc = xcalloc(b->nr_possible, sizeof(*acc));
 	if (bpf_map_lookup_elem(bpf_map__fd(b->ev[ev].skel->maps.accum), &zero, acc))
 		err = -errno;
-	else
+	else if (cpu >= 0)
 		*v = acc[cpu].sum;
+	if (!err && cpu < 0) {
+		memset(v, 0, sizeof(*v));
+		for (int i = 0; i < b->nr_possible; i++) {
+			v->val += acc[i].sum.val;
+			v->ena += acc[i].sum.ena;
+			v->run += acc[i].sum.run;
+		}
+	}
 	free(acc);
 	return err;
 }

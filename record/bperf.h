@@ -11,8 +11,8 @@
  *			BPERF_MAX_EVENTS entries; the value (struct bperf_entry) names the event's
  *			perf event array by map id and the sessions using it by the ids of their
  *			reader programs
- *	events.<id>	the event's perf event array (BPF_F_PRESERVE_ELEMS, one slot per possible
- *			CPU), pinned under its own map id
+ *	events_<id>	the event's perf event array (BPF_F_PRESERVE_ELEMS, one slot per possible
+ *			CPU), pinned under its own map id (bpffs refuses names with a dot)
  *
  * Every create, join and leave holds flock(LOCK_EX) on the attrs map. A session that is gone
  * (killed with SIGKILL) leaves ids that no longer resolve, or resolve to something else: they are
@@ -98,7 +98,8 @@ void bperf_disable(struct bperf *b);
 int bperf_read(struct bperf *b, int ev);
 
 /**
- * bperf_value - what event ev counted on CPU cpu for this session since bperf_enable().
+ * bperf_value - what event ev counted on CPU cpu for this session since bperf_enable(), or on
+ * all CPUs together when cpu is -1.
  *
  * Return: 0 and *v, or a negative errno.
  */
