@@ -186,6 +186,12 @@ static int pin_path(char *buf, size_t size, const char *root, const char *name, 
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+static void unlock_attr_map(int fd)
+{
+	flock(fd, LOCK_UN);
+	close(fd);
+}
+
 /*
  * The attr map, locked: found under the root or created and pinned there. The pin is checked
  * again once the lock is held, since a session leaving may have removed the map meanwhile.
@@ -224,7 +230,12 @@ static int lock_attr_map(struct bperf *b)
 		again = bpf_obj_get(path);
 		if (again >= 0 && !map_info(fd, &a) && !map_info(again, &p) && a.id == p.id) {
 			close(again);
-			return fd;
+			/* Something else pinned under our name is not read as ours. */
+			if (a.type == BPF_MAP_TYPE_HASH && a.key_size == sizeof(struct bperf_key) &&
+			    a.value_size == sizeof(struct bperf_entry))
+				return fd;
+			unlock_attr_map(fd);
+			return -EEXIST;
 		}
 		if (again >= 0)
 			close(again);
@@ -232,12 +243,6 @@ static int lock_attr_map(struct bperf *b)
 		close(fd);
 	}
 	return -EDEADLK;
-}
-
-static void unlock_attr_map(int fd)
-{
-	flock(fd, LOCK_UN);
-	close(fd);
 }
 
 /* The array of id, when it is one of ours (a perf event array pinned under its id): fd, or -1. */
