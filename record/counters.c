@@ -107,6 +107,7 @@ static int cnt_declare(struct record *rec, void **priv)
 			     !o->tid_list;
 	c->target.cpu_wide = !o->pid_list && !o->tid_list && (o->system_wide || o->cpu_list);
 	c->target.inherit = !(o->no_inherit || o->tid_list);
+	c->target.bpf_counters = o->bpf_counters;
 
 	/* Every event the recorder opens is read with its times (man/prec-data.5). */
 	for (int i = 0; (a = record_attr_edit(rec, i)); i++)

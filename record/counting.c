@@ -12,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "record/bperf.h"
 #include "record/counting.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -52,6 +53,7 @@ struct cnt_event {
 	int src;          /* its source, -1 when it is not counted */
 	enum counting_via via;
 	const char *why;  /* why it has no counter shared across sessions, when asked */
+	char why_text[96]; /* why, when it says what the kernel said */
 	struct counting_value *base; /* [k]: the source's reading when it was enabled */
 	struct counting_value *cur;  /* [slot]: the last reading, since enabled */
 	bool *cur_ok;                /* [slot] */
@@ -68,6 +70,8 @@ struct counting {
 	struct counters_part *parts; /* [nr_cpus]: one thread's counters, for combine() */
 	bool opened;
 	bool said_user;   /* the fallback to user space was told */
+	struct bperf *bperf; /* bpf_counters: this engine's counters shared across sessions */
+	int bperf_err;    /* why it has none (a negative errno), once tried */
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -210,32 +214,138 @@ static void use_source(struct counting *c, struct cnt_event *e,
 /* ---------------------------------------------------------------------------------------- */
 /* Opening */
 
+/* A source read from a counter shared across sessions (record/bperf.h). */
+struct shared_source {
+	struct counting *c;
+	int ev;       /* its index in c->bperf */
+};
+
+/*
+ * The session's share: per CPU with cpu_wide; for a task target the whole target in counter 0
+ * (the program cannot tell the threads apart on a counter of the CPU), nothing in the others.
+ */
+static int shared_read(void *priv, int k, struct counting_value *v)
+{
+	struct shared_source *p = priv;
+	struct counting *c = p->c;
+	struct bperf_reading r;
+	int err;
+
+	if (!c->t.cpu_wide && k)
+		return -ENOENT;
+	/* Once per round, before its first counter: the readers run on each CPU. */
+	if (!k)
+		bperf_read(c->bperf, p->ev);
+	err = bperf_value(c->bperf, p->ev, c->t.cpu_wide ? c->t.cpus[k] : -1, &r);
+	if (err)
+		return err;
+	v->val = r.val;
+	v->ena = r.ena;
+	v->run = r.run;
+	return 0;
+}
+
+static void shared_enable(void *priv)
+{
+	struct shared_source *p = priv;
+	int err = bperf_enable(p->c->bperf);
+
+	if (err)
+		warning("--bpf-counters: cannot attach the readers of the shared counters: %s",
+			strerror(-err));
+}
+
+static void shared_disable(void *priv)
+{
+	bperf_disable(((struct shared_source *)priv)->c->bperf);
+}
+
+static const struct counting_source_ops shared_ops = {
+	.read = shared_read,
+	.enable = shared_enable,
+	.disable = shared_disable,
+	.release = free,
+};
+
+/* What the shared counters' readers follow: the target, in their terms (bperf-calc.h). */
+static void shared_target(const struct counting_target *t, struct bperf_target *b)
+{
+	memset(b, 0, sizeof(*b));
+	if (t->cpu_wide) {
+		b->mode = BPERF_CPUS;
+		b->cpus = t->cpus;
+		b->nr_cpus = t->nr_cpus;
+		return;
+	}
+	/* With inherit, processes and their children; without, threads (-t, -i). */
+	b->mode = t->inherit ? BPERF_TGIDS : BPERF_TIDS;
+	b->children = t->inherit;
+	if (t->workload) {
+		b->workload = t->threads[0];
+	} else {
+		b->tasks = t->threads;
+		b->nr_tasks = t->nr_threads;
+	}
+}
+
 /*
  * A counter shared across sessions for event e (target bpf_counters): 0 with e's source set
  * (use_source()), or a negative errno with *why saying why e counts with its own counters.
  */
 static int open_shared_counter(struct counting *c, struct cnt_event *e, const char **why)
 {
-	const struct counting_source_ops *ops = NULL;
-	void *priv = NULL;
-	bool created = false;
+	const struct counting_source_ops *ops = &shared_ops;
+	struct shared_source *priv;
+	struct bperf_target bt;
+	enum bperf_how how;
+	int ev;
 
 	/* One counter per CPU cannot be read as a member of a group. */
 	if (e->leader >= 0) {
-		*why = "a group";
+		*why = "it is in a group";
 		return -EOPNOTSUPP;
 	}
 	for (int i = 0; i < c->nr_ev; i++) {
 		if (c->ev[i].leader == e - c->ev) {
-			*why = "a group";
+			*why = "it is in a group";
 			return -EOPNOTSUPP;
 		}
 	}
-	if (!ops) {
-		*why = "no BPF counters in this build";
-		return -EOPNOTSUPP;
+	if (!c->bperf && !c->bperf_err) {
+		shared_target(&c->t, &bt);
+		c->bperf_err = bperf_new(&bt, &c->bperf);
 	}
-	use_source(c, e, ops, priv, created ? COUNTING_BPF_CREATED : COUNTING_BPF_JOINED);
+	if (c->bperf_err == -ENOTSUP) {
+		*why = "BPF cannot be used (this prec was built without it)";
+		return c->bperf_err;
+	}
+	if (c->bperf_err) {
+		snprintf(e->why_text, sizeof(e->why_text), "BPF cannot be used (%s)",
+			 strerror(-c->bperf_err));
+		*why = e->why_text;
+		return c->bperf_err;
+	}
+	ev = bperf_add(c->bperf, &e->attr, &how);
+	if (ev < 0) {
+		if (ev == -E2BIG)
+			snprintf(e->why_text, sizeof(e->why_text), "the map of shared events is "
+				 "full (%d events)", BPERF_MAX_EVENTS);
+		else if (ev == -EUSERS)
+			snprintf(e->why_text, sizeof(e->why_text), "its shared counter serves %d "
+				 "sessions already", BPERF_MAX_USERS);
+		else
+			snprintf(e->why_text, sizeof(e->why_text), "the kernel will not share it "
+				 "on each CPU (%s)", strerror(-ev));
+		*why = e->why_text;
+		return ev;
+	}
+	debug(1, "--bpf-counters: %s the shared counter of %s",
+	      how == BPERF_CREATED ? "created" : "joined", e->name);
+	priv = xmalloc(sizeof(*priv));
+	priv->c = c;
+	priv->ev = ev;
+	use_source(c, e, ops, priv, how == BPERF_CREATED ? COUNTING_BPF_CREATED
+							   : COUNTING_BPF_JOINED);
 	return 0;
 }
 
@@ -418,13 +528,9 @@ int counting_open(struct counting *c)
 			continue;
 		}
 		if (c->t.bpf_counters) {
-			if (!open_shared_counter(c, e, &e->why)) {
-				debug(1, "counting %s through a counter shared across sessions (%s)",
-				      e->name, e->via == COUNTING_BPF_CREATED ? "created" : "joined");
+			if (!open_shared_counter(c, e, &e->why))
 				continue;
-			}
-			note("counting '%s' with its own counters, not one shared across sessions: %s",
-			     e->name, e->why);
+			note("--bpf-counters: %s counts with its own counters: %s", e->name, e->why);
 		}
 		err = open_event(c, e);
 		if (err)
@@ -691,8 +797,14 @@ void counting_enable(struct counting *c)
 			if (s->ok[k])
 				e->base[k] = s->now[k];
 	}
-	if (!c->t.workload)
+	if (!c->t.workload) {
 		ioctl_own(c, PERF_EVENT_IOC_ENABLE);
+		return;
+	}
+	/* Shared counters follow a workload from its exec themselves (record/bperf.bpf.c). */
+	for (int i = 0; i < c->nr_src; i++)
+		if (c->src[i].ops && c->src[i].ops->enable)
+			c->src[i].ops->enable(c->src[i].priv);
 }
 
 void counting_disable(struct counting *c)
@@ -843,6 +955,7 @@ void counting_free(struct counting *c)
 		free(c->ev[i].cur_ok);
 		free(c->ev[i].gap);
 	}
+	bperf_free(c->bperf);
 	free(c->parts);
 	free(c->src);
 	free(c->ev);

@@ -92,6 +92,7 @@ struct record_opts {
 	bool recalibrate;      /* --recalibrate */
 	const struct event_list *count_events; /* --count EVENTS; NULL when not given */
 	u64 count_interval_ns; /* --count-interval; 0 when not given */
+	bool bpf_counters;     /* --bpf-counters: shared counters (record/bperf.h) */
 	bool off_cpu;          /* --off-cpu */
 	bool aggregate;        /* --aggregate: count samples in the kernel (record/aggregate.h) */
 	u64 aggregate_interval_ns; /* --aggregate-interval */

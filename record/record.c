@@ -121,6 +121,7 @@ enum {
 	OPT_AGGREGATE,
 	OPT_AGGREGATE_INTERVAL,
 	OPT_AGGREGATE_ENTRIES,
+	OPT_BPF_COUNTERS,
 };
 
 static const struct option long_options[] = {
@@ -155,6 +156,7 @@ static const struct option long_options[] = {
 	{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
 	{ "aggregate-interval", required_argument, NULL, OPT_AGGREGATE_INTERVAL },
 	{ "aggregate-entries", required_argument, NULL, OPT_AGGREGATE_ENTRIES },
+	{ "bpf-counters", no_argument, NULL, OPT_BPF_COUNTERS },
 	/* The session's options. */
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "synth", required_argument, NULL, OPT_SYNTH },
@@ -238,6 +240,8 @@ static void usage(FILE *f)
 	      "                            event is read every --count-interval and at the end\n"
 	      "        --count-interval <time>\n"
 	      "                            read the counters every <time> (default 1s; 500ms ...)\n"
+	      "        --bpf-counters      --count through counters shared with other sessions\n"
+	      "                            (one per CPU and event, read by BPF)\n"
 	      "    -g                      record call graphs (frame pointers)\n"
 	      "        --call-graph <fp>   record call graphs; fp is the method prec has\n"
 	      "    -a, --all-cpus          system-wide, on all CPUs\n"
@@ -1071,6 +1075,15 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 			o->timestamp_filename = true;
 			break;
 		}
+		case OPT_BPF_COUNTERS:
+#ifdef HAVE_BPF
+			o->bpf_counters = true;
+			break;
+#else
+			error("--bpf-counters needs BPF: this prec was built without libbpf, clang "
+			      "and bpftool");
+			return 1;
+#endif
 		case OPT_COUNT_INTERVAL:
 			if (parse_interval(optarg, &o->count_interval_ns))
 				return usage_error("record", "--count-interval '%s': a duration from "

@@ -1,0 +1,222 @@
+#!/bin/bash
+# t1019: prec record --count --bpf-counters: one counter per CPU and event shared by every
+# session. Concurrent sessions on the same target: only the first opens the counters (perf_event
+# fds in /proc/PID/fd), each reads what a counter perf stat opens separately over the same work
+# reads (task-clock within 2%, the page faults of a deterministic burst exactly); the first
+# session ending while the others run; a session killed with SIGKILL, then one that reads right
+# and finds the state reused; more distinct events than the map of shared events holds; a group
+# refused; nothing left under the pin root at the end.
+# shellcheck disable=SC2016,SC2034 # test scripts are single-quoted: test_expect evaluates them
+. "$(dirname "$0")/lib.sh"
+
+require root perf python bpf
+
+export HOME=$T/home
+mkdir -p "$HOME"
+NCPUS=$(getconf _NPROCESSORS_ONLN)
+# A pin root of this file's own, so that other tests' sessions never share these counters.
+ROOT=/sys/fs/bpf/prec-t1019-$$
+export PREC_BPF_PIN_ROOT=$ROOT
+at_exit "rm -rf '$ROOT'"
+
+# The target: a process that, for each byte written to the fifo ctl, burns a fixed amount of
+# CPU, touches PAGES new pages, then writes doneN; in between it waits on the fifo. It is switched
+# out rarely: a shared counter is read at each switch, and the time a switch takes is the task's
+# to it, not to a counter of the task's own (a few microseconds each).
+PAGES=1500
+mkfifo ctl
+cat >work.py <<EOF
+import mmap, os
+fd = os.open('ctl', os.O_RDWR)
+n = 0
+while True:
+    n += 1
+    os.read(fd, 1)
+    x = 0
+    for i in range(2000000):
+        x += i
+    m = mmap.mmap(-1, $PAGES * 4096)
+    for p in range(0, $PAGES * 4096, 4096):
+        m[p] = 1
+    m.close()
+    open('done%d' % n, 'w').close()
+EOF
+"$PYTHON" work.py &
+W=$!
+at_exit "kill $W"
+
+# burst N: let the target do its work once, and wait until it is done
+burst() {
+	echo -n x >ctl
+	for _ in $(seq 3000); do
+		[ -e "done$1" ] && return 0
+		sleep 0.02
+	done
+	fail "the target never finished burst $1"
+}
+
+# session NAME [OPTIONS]: prec record --bpf-counters on the target in the background, until
+# SIGINT; its pid in $NAME.pid; returns once it said whether it created or joined.
+session() {
+	local name=$1
+	shift
+	"$PREC" record -v -F 10 -e cpu-clock --bpf-counters --count task-clock,page-faults \
+		-p "$W" -o "$name.data" "$@" 2>"$name.err" &
+	echo $! >"$name.pid"
+	at_exit "kill -9 $!"
+	for _ in $(seq 1500); do
+		[ "$(grep -c 'the shared counter of' "$name.err")" -ge 2 ] && break
+		kill -0 "$(cat "$name.pid")" 2>/dev/null || break
+		sleep 0.02
+	done
+	# the readers are attached right after that line
+	sleep 0.3
+}
+
+# stop NAME: SIGINT, and wait for it to finish its file
+stop() {
+	local pid
+	pid=$(cat "$1.pid")
+	kill -INT "$pid"
+	while kill -0 "$pid" 2>/dev/null; do sleep 0.02; done
+}
+
+# reference NAME: perf stat counting the same events of the target with counters of its own
+reference() {
+	perf stat -x, -e task-clock,page-faults -p "$W" 2>"$1.csv" &
+	echo $! >"$1.pid"
+	at_exit "kill -9 $!"
+	sleep 0.3
+}
+ref_stop() {
+	stop "$1"
+}
+
+# perf_event_fds PID: the perf_event files the process holds
+perf_event_fds() {
+	local n=0 f
+	for f in /proc/"$1"/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[perf_event]" ] && n=$((n + 1))
+	done
+	echo $n
+}
+
+# total NAME EVENT: the count prec report --counters gives EVENT in NAME.data
+total() {
+	"$PREC" report --counters -i "$1.data" 2>/dev/null |
+		awk -v n="$2" '$1 ~ /^[0-9]+$/ { for (i = 3; i <= NF; i++) if ($i == n) print $2 }'
+}
+# ref NAME EVENT: perf stat's count (task-clock in ns, as prec writes it)
+ref() {
+	awk -F, -v n="$2" '$3 == n { if ($2 == "msec") printf "%.0f\n", $1 * 1e6; else print $1 }' \
+		"$1.csv"
+}
+# within A B PCT: A and B are numbers and differ by at most PCT% of B
+within() {
+	awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d;
+		exit !(a != "" && b > 0 && d <= b * p / 100) }'
+}
+
+# Can this kernel share a counter at all? (bpffs, BPF programs on raw tracepoints)
+"$PREC" record -F 10 -e cpu-clock --bpf-counters --count task-clock -o probe.data -a \
+	-- true 2>probe.err
+if grep -q "counts with its own counters" probe.err; then
+	skip_all "the kernel cannot share counters through BPF: $(head -1 probe.err)"
+fi
+
+session A
+session B
+session C
+reference R1
+test_expect "the first session created the shared counters, -v says so" \
+	'[ "$(grep -c "created the shared counter of" A.err)" = 2 ]'
+test_expect "the second and third joined them" \
+	'[ "$(grep -c "joined the shared counter of" B.err)" = 2 ] &&
+	 [ "$(grep -c "joined the shared counter of" C.err)" = 2 ]'
+FA=$(perf_event_fds "$(cat A.pid)")
+FB=$(perf_event_fds "$(cat B.pid)")
+FC=$(perf_event_fds "$(cat C.pid)")
+test_expect "only the first opened the counters: one per CPU and event ($FA, $FB, $FC fds)" \
+	'[ "$FB" = "$FC" ] && [ $((FA - FB)) = $((2 * NCPUS)) ]'
+test_expect "the state is pinned under the pin root: the map of events and two arrays" \
+	'[ -e "$ROOT/attrs" ] && [ "$(ls "$ROOT" | grep -c "^events_")" = 2 ]'
+
+burst 1
+stop A
+ref_stop R1
+cp A.err A.err.saved
+test_expect "the first session's task-clock is within 2% of perf stat's" \
+	'within "$(total A task-clock)" "$(ref R1 task-clock)" 2'
+test_expect "its page faults are perf stat's exactly" \
+	'[ "$(total A page-faults)" = "$(ref R1 page-faults)" ] &&
+	 [ "$(ref R1 page-faults)" -ge $PAGES ]'
+test_expect "the others still read the counters it created after it ended" \
+	'[ "$(ls "$ROOT" | grep -c "^events_")" = 2 ]'
+
+reference R2
+burst 2
+stop B
+stop C
+ref_stop R2
+for s in B C; do
+	test_expect "session $s (both bursts, the first session gone in between): task-clock within 2%" \
+		'within "$(total $s task-clock)" "$(( $(ref R1 task-clock) + $(ref R2 task-clock) ))" 2'
+	test_expect "session $s: the page faults exactly" \
+		'[ "$(total $s page-faults)" = "$(( $(ref R1 page-faults) + $(ref R2 page-faults) ))" ]'
+done
+test_expect "the last session left nothing under the pin root" '! [ -e "$ROOT" ]'
+
+# A session killed with SIGKILL leaves its state; the next one reuses it and reads right.
+session K
+kill -9 "$(cat K.pid)"
+wait "$(cat K.pid)" 2>/dev/null
+test_expect "a killed session leaves its counters pinned" \
+	'[ "$(ls "$ROOT" | grep -c "^events_")" = 2 ]'
+KEPT=$(ls "$ROOT" | grep "^events_" | sort)
+session N
+reference R3
+test_expect "the next session joins the counters left behind (no live user: reused)" \
+	'[ "$(grep -c "joined the shared counter of" N.err)" = 2 ] &&
+	 [ "$(ls "$ROOT" | grep "^events_" | sort)" = "$KEPT" ]'
+burst 3
+stop N
+ref_stop R3
+test_expect "it reads right: task-clock within 2%" \
+	'within "$(total N task-clock)" "$(ref R3 task-clock)" 2'
+test_expect "... the page faults exactly" \
+	'[ "$(total N page-faults)" = "$(ref R3 page-faults)" ]'
+test_expect "and, the last live user, it removed what the killed session left" '! [ -e "$ROOT" ]'
+
+# A stale entry: its array's pin removed behind the map's back; the event is created again.
+session S1
+rm -f "$ROOT"/events_*
+stop S1
+session S2
+test_expect "an entry whose array is gone is made again" \
+	'[ "$(grep -c "created the shared counter of" S2.err)" = 2 ]'
+stop S2
+rm -rf "$ROOT"
+
+# 17 distinct events: the map of shared events holds 16; the 17th counts with its own.
+EVENTS=task-clock,cpu-clock,page-faults,minor-faults,major-faults,context-switches
+EVENTS=$EVENTS,cpu-migrations,alignment-faults,emulation-faults
+EVENTS=$EVENTS,task-clock:u,cpu-clock:u,page-faults:u,minor-faults:u,context-switches:u
+EVENTS=$EVENTS,task-clock:k,cpu-clock:k,page-faults:k
+test_expect "17 distinct events: the 17th says it counts with its own counters" \
+	'"$PREC" record -F 10 -e cpu-clock --bpf-counters --count "$EVENTS" -o full.data -a \
+		-- sleep 0.2 2>full.err &&
+	 [ "$(grep -c "counts with its own counters" full.err)" = 1 ] &&
+	 grep -q "^prec: --bpf-counters: page-faults:k counts with its own counters: the map of shared events is full (16 events)$" full.err'
+test_expect "... and it is counted all the same" \
+	'perf stat report -i full.data 2>&1 | grep -Eq "^ +[0-9.]+ +[0-9.]+ +page-faults:k"'
+test_expect "... and nothing is left under the pin root" '! [ -e "$ROOT" ]'
+
+# A group: one counter per CPU cannot be read as a member of a group.
+test_expect "a group counts with its own counters, one line per event saying why" \
+	'"$PREC" record -F 10 -e cpu-clock --bpf-counters --count "{task-clock,page-faults}" \
+		-o group.data -a -- sleep 0.1 2>group.err &&
+	 grep -q "^prec: --bpf-counters: task-clock counts with its own counters: it is in a group$" group.err &&
+	 grep -q "^prec: --bpf-counters: page-faults counts with its own counters: it is in a group$" group.err &&
+	 [ "$(grep -c "bpf-counters" group.err)" = 2 ] && ! [ -e "$ROOT" ]'
+
+done_testing
