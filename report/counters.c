@@ -517,15 +517,22 @@ static bool same_intervals(const struct cev *x, const struct cev *y)
 	return true;
 }
 
-/* The shared readings the facts do not name: their counter, when it can be told. */
+/*
+ * The shared readings the facts do not name: their counter, when it can be told. A counter shared
+ * across sessions has made-up ids too (the session may hold no fd of it), but the facts say
+ * whose it is: its own.
+ */
 static void find_owners(struct counters *c)
 {
 	struct owner_table by_attr = {NULL, 0}, by_readings = {NULL, 0};
 	u32 cap = 16;
 	bool any = false;
 
-	for (u32 i = 0; i < c->nr_ev; i++)
+	for (u32 i = 0; i < c->nr_ev; i++) {
+		if (c->ev[i].bpf_counter)
+			c->ev[i].made_ids = false;
 		any |= c->ev[i].made_ids && !c->ev[i].shared;
+	}
 	if (!any)
 		return;
 	while (cap < 2 * c->nr_ev)

@@ -150,6 +150,11 @@ test_expect "the first session's task-clock is within 2% of perf stat's" \
 test_expect "its page faults are perf stat's exactly" \
 	'[ "$(total A page-faults)" = "$(ref R1 page-faults)" ] &&
 	 [ "$(ref R1 page-faults)" -ge $PAGES ]'
+test_expect "prec report --counters says its readings came through counters it created" \
+	'"$PREC" report --counters -i A.data >A.rep &&
+	 grep -q "task-clock .*read through a counter shared across sessions (created)" A.rep &&
+	 grep -q "page-faults .*read through a counter shared across sessions (created)" A.rep &&
+	 ! grep -q "not known which" A.rep'
 test_expect "the others still read the counters it created after it ended" \
 	'[ "$(ls "$ROOT" | grep -c "^events_")" = 2 ]'
 
@@ -164,6 +169,13 @@ for s in B C; do
 	test_expect "session $s: the page faults exactly" \
 		'[ "$(total $s page-faults)" = "$(( $(ref R1 page-faults) + $(ref R2 page-faults) ))" ]'
 done
+test_expect "--json says a later session joined the counters" \
+	'"$PREC" report --counters --json -i B.data >B.json &&
+	 "$PYTHON" -c "import json, sys
+ev = {e[\"name\"]: e for e in json.load(open(\"B.json\"))[\"events\"]}
+sys.exit(not (ev[\"task-clock\"][\"bpf_counter\"] == \"joined\" and
+              ev[\"page-faults\"][\"bpf_counter\"] == \"joined\" and
+              ev[\"cpu-clock\"][\"bpf_counter\"] is None))"'
 test_expect "the last session left nothing under the pin root" '! [ -e "$ROOT" ]'
 
 # A session killed with SIGKILL leaves its state; the next one reuses it and reads right.
@@ -217,6 +229,8 @@ test_expect "a group counts with its own counters, one line per event saying why
 		-o group.data -a -- sleep 0.1 2>group.err &&
 	 grep -q "^prec: --bpf-counters: task-clock counts with its own counters: it is in a group$" group.err &&
 	 grep -q "^prec: --bpf-counters: page-faults counts with its own counters: it is in a group$" group.err &&
-	 [ "$(grep -c "bpf-counters" group.err)" = 2 ] && ! [ -e "$ROOT" ]'
+	 [ "$(grep -c "bpf-counters" group.err)" = 2 ] && ! [ -e "$ROOT" ] &&
+	 "$PREC" report --counters -i group.data >group.rep &&
+	 grep -q "task-clock .*own counters, none shared across sessions: it is in a group" group.rep'
 
 done_testing
