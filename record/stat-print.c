@@ -187,7 +187,7 @@ void stat_print_counters(struct stat_print *p, const struct stat_print_event *ev
 
 	for (int e = 0; e < nr; e++) {
 		for (int s = 0; s < slots; s++) {
-			double nsecs = slot_nsecs(ev, nr, v, slots, s);
+			double nsecs = p->clock_ns ? p->clock_ns[s] : slot_nsecs(ev, nr, v, slots, s);
 
 			print_line(p, &ev[e], &v[e * slots + s], p->no_aggr ? p->cpus[s] : -1,
 				   nsecs, walltime_ns, prefix);
@@ -259,4 +259,15 @@ void stat_print_timestamp(const struct stat_print *p, unsigned long long ts_ns, 
 {
 	snprintf(buf, len, "%6llu.%09llu%s", ts_ns / 1000000000ULL, ts_ns % 1000000000ULL,
 		 sep_of(p));
+}
+
+double stat_print_sd_mean(double sum, double sumsq, int n)
+{
+	double mean, var;
+
+	if (n < 2)
+		return 0;
+	mean = sum / n;
+	var = (sumsq - n * mean * mean) / (n - 1);
+	return var > 0 ? sqrt(var / n) : 0;
 }

@@ -22,10 +22,13 @@ struct stat_print_event {
 	bool supported;    /* a counter was opened ("<not supported>" otherwise) */
 };
 
-/* One line's reading: raw counts (before scale), averaged over the runs of -r. */
+/*
+ * One line's reading: raw counts (before scale). With -r, perf stat 6.1 prints the last run's
+ * count and its noise: the standard deviation of the runs' mean, in % of that last count.
+ */
 struct stat_print_value {
 	double val, ena, run;
-	double noise_pct;  /* -r: the standard deviation of the mean, in % of it */
+	double noise_pct;
 };
 
 struct stat_print {
@@ -36,6 +39,12 @@ struct stat_print {
 	const int *cpus;   /* with no_aggr: the CPU of each slot */
 	int nr_cpus;
 	int nr_intervals;  /* -I: intervals printed so far (the column header every 25) */
+	/*
+	 * The clock events' time (ns) per slot that "/sec" divides by, below 0 where there is
+	 * none; NULL: the mean of the clock events' lines printed. -r gives the mean over the
+	 * runs, as perf's shadow figures are.
+	 */
+	const double *clock_ns;
 };
 
 /**
@@ -75,5 +84,13 @@ void stat_print_footer(const struct stat_print *p, double elapsed_s, double elap
  */
 void stat_print_timestamp(const struct stat_print *p, unsigned long long ts_ns, char *buf,
 			  size_t len);
+
+/**
+ * stat_print_sd_mean - the standard deviation of the mean of n values, from their sum and the
+ * sum of their squares (what -r's noise is).
+ *
+ * Return: it, 0 for fewer than two values.
+ */
+double stat_print_sd_mean(double sum, double sumsq, int n);
 
 #endif

@@ -264,8 +264,9 @@ struct stat_state {
 	struct stat_print_event *pev;
 	int nr_ev;
 	int *cpus, nr_cpus;
-	struct stat_print_value *mean;   /* [event]: the sums, then the means */
-	double *sumsq;                   /* [event]: the sums of squared values */
+	double *sum, *sumsq;             /* [event]: the runs' counts summed, and their squares */
+	double *clock_sum;               /* [slot]: the clock events' times summed over runs */
+	int *clock_n;                    /* [slot]: how many */
 	struct run_result *last;         /* the last run's (its CPUs' for -A) */
 	double el_sum, el_sumsq;
 	int runs;
@@ -428,6 +429,32 @@ static void setup_events(struct stat_run *s, const struct counting_target *ct)
 	}
 }
 
+/* A run's counts into the sums that the noise and the "/sec" figures of -r come from. */
+static void add_run(struct stat_state *st, const struct run_result *r)
+{
+	int slots = st->o->no_aggr ? st->nr_cpus : 1;
+
+	if (!st->clock_sum) {
+		st->clock_sum = xcalloc(slots, sizeof(double));
+		st->clock_n = xcalloc(slots, sizeof(int));
+	}
+	for (int e = 0; e < st->nr_ev; e++) {
+		st->sum[e] += r->total[e].val;
+		st->sumsq[e] += r->total[e].val * r->total[e].val;
+		if (!st->pev[e].clock || !st->pev[e].supported)
+			continue;
+		for (int k = 0; k < slots; k++) {
+			const struct stat_print_value *v = r->cpu ? &r->cpu[e * slots + k]
+								  : &r->total[e];
+
+			if (v->run <= 0 || v->ena <= 0)
+				continue;
+			st->clock_sum[k] += v->run < v->ena ? v->val * v->ena / v->run : v->val;
+			st->clock_n[k]++;
+		}
+	}
+}
+
 /* One run: the target, the command, the counters, the waiting. Return: 0 or an exit status. */
 static int run_once(struct stat_state *st)
 {
@@ -499,12 +526,7 @@ static int run_once(struct stat_state *st)
 		for (int e = 0; e < s.nr_ev; e++)
 			fprintf(stderr, "%s: %.0f %.0f %.0f\n", s.pev[e].name, r->total[e].val,
 				r->total[e].ena, r->total[e].run);
-	for (int e = 0; e < s.nr_ev; e++) {
-		st->mean[e].val += r->total[e].val;
-		st->mean[e].ena += r->total[e].ena;
-		st->mean[e].run += r->total[e].run;
-		st->sumsq[e] += r->total[e].val * r->total[e].val;
-	}
+	add_run(st, r);
 	st->el_sum += r->elapsed_ns;
 	st->el_sumsq += r->elapsed_ns * r->elapsed_ns;
 	st->runs++;
@@ -522,18 +544,6 @@ out:
 	counting_free(s.eng);
 	target_free(&s.t);
 	return ret;
-}
-
-/* The standard deviation of the mean of n values from their sum and sum of squares. */
-static double sd_mean(double sum, double sumsq, int n)
-{
-	double mean, var;
-
-	if (n < 2)
-		return 0;
-	mean = sum / n;
-	var = (sumsq - n * mean * mean) / (n - 1);
-	return var > 0 ? sqrt(var / n) : 0;
 }
 
 /* perf stat's header: what was counted. */
@@ -571,25 +581,31 @@ static char *target_words(const struct stat_opts *o)
 static void print_totals(struct stat_state *st)
 {
 	const struct stat_opts *o = st->o;
-	double el = st->el_sum / st->runs;
+	int slots = o->no_aggr ? st->nr_cpus : 1;
+	double el = st->el_sum / st->runs, el_sd;
+	double *clock_ns = xcalloc(slots, sizeof(double));
 	char *what;
 
-	for (int e = 0; e < st->nr_ev; e++) {
-		struct stat_print_value *m = &st->mean[e];
-		double sd = sd_mean(m->val, st->sumsq[e], st->runs);
+	/* perf 6.1 keeps no runs of a CPU's counts: -A prints the last run's, without noise */
+	for (int e = 0; !o->no_aggr && e < st->nr_ev; e++) {
+		struct stat_print_value *v = &st->last->total[e];
+		double sd = stat_print_sd_mean(st->sum[e], st->sumsq[e], st->runs);
 
-		m->val /= st->runs;
-		m->ena /= st->runs;
-		m->run /= st->runs;
-		m->noise_pct = m->val ? 100.0 * sd / m->val : 0;
+		v->noise_pct = v->val ? 100.0 * sd / v->val : 0;
 	}
+	for (int k = 0; k < slots; k++)
+		clock_ns[k] = st->clock_n[k] ? st->clock_sum[k] / st->clock_n[k] : -1;
+	st->p.clock_ns = clock_ns;
 	what = target_words(o);
 	stat_print_header(&st->p, what);
 	free(what);
-	stat_print_counters(&st->p, st->pev, st->nr_ev, o->no_aggr ? st->last->cpu : st->mean, el,
-			    NULL);
+	stat_print_counters(&st->p, st->pev, st->nr_ev,
+			    o->no_aggr ? st->last->cpu : st->last->total, el, NULL);
+	st->p.clock_ns = NULL;
+	free(clock_ns);
 	/* As perf: the command's user and sys times, when prec ran one command once */
-	stat_print_footer(&st->p, el / 1e9, sd_mean(st->el_sum, st->el_sumsq, st->runs) / 1e9,
+	el_sd = stat_print_sd_mean(st->el_sum, st->el_sumsq, st->runs);
+	stat_print_footer(&st->p, el / 1e9, el_sd / 1e9,
 			  st->ru_valid && st->runs == 1 && !o->system_wide && !o->cpu_list &&
 				  !o->pid_list && !o->tid_list ? &st->ru : NULL);
 }
@@ -624,7 +640,7 @@ int cmd_stat(int argc, char **argv)
 	st.o = &o;
 	st.nr_ev = o.events.nr;
 	st.pev = xcalloc(st.nr_ev, sizeof(*st.pev));
-	st.mean = xcalloc(st.nr_ev, sizeof(*st.mean));
+	st.sum = xcalloc(st.nr_ev, sizeof(*st.sum));
 	st.sumsq = xcalloc(st.nr_ev, sizeof(*st.sumsq));
 	st.p.out = stderr;
 	st.p.sep = o.sep;
@@ -644,8 +660,11 @@ int cmd_stat(int argc, char **argv)
 	signal_set(&set);
 	sigprocmask(SIG_BLOCK, &set, &old);
 	ret = 0;
-	for (int i = 0; i < o.repeat && !ret && !st.exit_signal; i++)
+	for (int i = 0; i < o.repeat && !ret && !st.exit_signal; i++) {
+		if (verbose && o.repeat > 1)
+			fprintf(stderr, "[ prec stat: executing run #%d ... ]\n", i + 1);
 		ret = run_once(&st);
+	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		goto out;
@@ -666,7 +685,9 @@ out:
 		fclose(st.p.out);
 	result_free(st.last);
 	free(st.pev);
-	free(st.mean);
+	free(st.sum);
+	free(st.clock_sum);
+	free(st.clock_n);
 	free(st.sumsq);
 	free(st.cpus);
 	event_list_free(&o.events);
