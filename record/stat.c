@@ -498,8 +498,16 @@ static int run_once(struct stat_state *st)
 		ret = 1;
 		goto out;
 	}
-	for (int e = 0; e < s.nr_ev; e++)
+	for (int e = 0; e < s.nr_ev; e++) {
+		const char *why = NULL;
+
 		s.pev[e].supported = counting_supported(s.eng, e);
+		/* the fallback from a shared counter is said whatever the verbosity */
+		if (o->bpf_counters && !verbose && s.pev[e].supported &&
+		    counting_via(s.eng, e, &why) == COUNTING_OWN && why && st->runs == 0)
+			note("counting '%s' with its own counters, not one shared across sessions: %s",
+			     s.pev[e].name, why);
+	}
 	if (!st->cpus) {
 		st->nr_cpus = s.nr_cpus;
 		st->cpus = xcalloc(s.nr_cpus, sizeof(int));

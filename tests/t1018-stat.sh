@@ -181,24 +181,41 @@ test_expect "SIGINT without a command: 'system wide' counts printed, status 130"
 	grep -Eq "^ +[0-9.]+ msec cpu-clock" sigint.out || { echo "rc $rc_int"; cat sigint.out; false; }
 '
 
-# Bad input: one line, a non-zero status, no counting.
+# --bpf-counters reaches the engine: the counts come through a counter shared across sessions,
+# or through the session's own with one line saying why.
+"$PREC" stat --bpf-counters -e task-clock -- "$TOUCH" 100 2>bpf.out
+rc_bpf=$?
+test_expect "--bpf-counters: counted, and any fallback said in one line" '
+	test $rc_bpf = 0 && grep -Eq "^ +[0-9.]+ msec task-clock" bpf.out &&
+	test "$(grep -c "^prec:" bpf.out)" -le 1 || { cat bpf.out; false; }
+'
+"$PREC" stat -v -e task-clock,page-faults -- "$TOUCH" 100 2>v.out
+test_expect "-v: each event's value, time enabled and time running, as perf -v" '
+	grep -Eq "^task-clock: [0-9]+ [0-9]+ [0-9]+$" v.out &&
+	grep -Eq "^page-faults: [0-9]+ [0-9]+ [0-9]+$" v.out || { cat v.out; false; }
+'
+
+# Bad input: a message that names what is wrong, a non-zero status, no counting.
 bad() {
+	local want=$1
+	shift
 	test_expect "bad input: prec stat $*" '
 		"$PREC" stat '"$*"' >bad.out 2>bad.err; rc=$?
-		test $rc -ne 0 && test $rc -lt 128 -o $rc = 129 && test -s bad.err &&
+		test $rc = 129 -o $rc = 1 && grep -q -- "'"$want"'" bad.err &&
 		! grep -q "Performance counter stats" bad.err || { echo "rc $rc"; cat bad.err; false; }
 	'
 }
-bad -e no-such-event -- true
-bad -I abc -- true
-bad -r 0 -- true
-bad -r -1 -- true
-bad -x
-bad -A -- true
-bad --no-such-option -- true
-bad -p 999999999
-test_expect "bad input: one line for an option" '
-	"$PREC" stat -I abc -- true 2>err; test "$(wc -l <err)" = 1
+bad "no-such-event" -e no-such-event -- true
+bad "-I .abc." -I abc -- true
+bad "-r 0" -r 0 -- true
+bad "-r .-1." -r -1 -- true
+bad "-x" -x
+bad "system-wide" -A -- true
+bad "no-such-option" --no-such-option -- true
+bad "999999999" -p 999999999
+test_expect "bad input: one line for an option, perf stat's status 129" '
+	"$PREC" stat -I abc -- true 2>err; rc=$?
+	test $rc = 129 && test "$(wc -l <err)" = 1
 '
 test_expect "a command that cannot run: perf's status 255 and one line" '
 	"$PREC" stat -- /nonexistent/cmd 2>err; rc=$?
