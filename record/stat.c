@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
-#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +33,9 @@
 #define STAT_USAGE 129
 /* perf stat's status when the command cannot run or the output cannot be created. */
 #define STAT_FAILED 255
+
+/* How often a -p or -t target without a command is checked for having ended. */
+#define TASK_CHECK_NS 100000000ULL
 
 /* perf stat 6.1's default events, in its order; the first is cpu-clock for CPU targets. */
 #define DEFAULT_EVENTS "context-switches,cpu-migrations,page-faults,cycles,instructions," \
@@ -351,6 +353,15 @@ static void result_free(struct run_result *r)
 	free(r);
 }
 
+/* Is some thread of a -p or -t target still there? */
+static bool tasks_alive(const struct target *t)
+{
+	for (int i = 0; i < t->nr_threads; i++)
+		if (!kill(t->threads[i], 0) || errno != ESRCH)
+			return true;
+	return false;
+}
+
 /* Wait for the command, a signal or the next interval; print the intervals. */
 static void count_until_done(struct stat_run *s, struct stat_print *p, struct run_result *r,
 			     u64 start)
@@ -358,6 +369,7 @@ static void count_until_done(struct stat_run *s, struct stat_print *p, struct ru
 	const struct stat_opts *o = s->o;
 	struct run_result *prev = NULL;
 	u64 next = 0, step = (u64)o->interval_ms * 1000000ULL;
+	bool watch = s->t.task && s->t.workload_pid <= 0;
 	sigset_t set;
 
 	signal_set(&set);
@@ -370,15 +382,22 @@ static void count_until_done(struct stat_run *s, struct stat_print *p, struct ru
 		siginfo_t info;
 		int sig;
 
-		if (step) {
-			u64 now = now_ns(), left = next > now ? next - now : 0;
+		if (step || watch) {
+			u64 now = now_ns(), left = step && next > now ? next - now : 0;
 
+			/* without a command, -p and -t end when their tasks do, as perf's */
+			if (watch && (!step || left > TASK_CHECK_NS))
+				left = TASK_CHECK_NS;
 			ts.tv_sec = (time_t)(left / 1000000000ULL);
 			ts.tv_nsec = (long)(left % 1000000000ULL);
 			sig = sigtimedwait(&set, &info, &ts);
 		} else {
 			sig = sigwaitinfo(&set, &info);
 		}
+		if (sig < 0 && errno == EAGAIN && watch && !tasks_alive(&s->t))
+			break;
+		if (sig < 0 && errno == EAGAIN && (!step || now_ns() < next))
+			continue;
 		if (sig < 0 && errno == EAGAIN) {
 			counting_read(s->eng);
 			take_readings(s, r);

@@ -17,7 +17,7 @@ NCPUS=$(getconf _NPROCESSORS_ONLN)
 # K, M or G dropped (the rates differ between two runs) and the date of -o gone.
 shape() {
 	sed -E -e 's/^# started on .*/# started on DATE/' -e 's/[0-9][0-9.]*/N/g' \
-		-e 's/N[KMG]\/sec/N\/sec/g' -e 's/ +/ /g' -e 's/ +$//'
+		-e 's/[KMG]\/sec/\/sec/g' -e 's/ +/ /g' -e 's/ +$//'
 }
 
 # same_shape DESC PERF-OUTPUT PREC-OUTPUT
@@ -91,6 +91,16 @@ perf stat -t $busy -e $EV -- sleep 0.5 2>perf-t.out
 same_shape "-t TID: 'thread id'" perf-t.out prec-t.out
 kill $busy
 wait $busy 2>/dev/null
+
+# -p without a command: counting ends when the process does, as perf stat's.
+sleep 0.5 &
+short=$!
+timeout 30 "$PREC" stat -p $short -e task-clock 2>p-end.out
+rc_pend=$?
+test_expect "-p PID without a command: ends with the process, its counts printed" '
+	test $rc_pend = 0 && grep -q "process id .$short." p-end.out &&
+	grep -q "seconds time elapsed" p-end.out || { echo "rc $rc_pend"; cat p-end.out; false; }
+'
 
 # -I 200 on a command that sleeps one second: intervals of every event, their timestamps never
 # early (they may be late on a busy machine), five of them and maybe a last shorter one.
