@@ -24,6 +24,7 @@ static int cmd_help(int argc, char **argv);
 static const struct command commands[] = {
 	{ "record", cmd_record, "run a command and record its profile into perf.data" },
 	{ "report", cmd_report, "read perf.data and show where time went and what profiling cost" },
+	{ "stat", cmd_stat, "run a command and count events, as perf stat does" },
 	{ "help", cmd_help, "show help for prec or one of its commands" },
 };
 

@@ -1,0 +1,235 @@
+#!/bin/bash
+# t1018: prec stat against perf stat 6.1 on the same workloads: the same lines and fields in the
+# same order (everything but the numbers), task-clock within 2% on a CPU-bound workload, equal
+# page-faults on one that touches a fixed number of pages; the targets (-a, -C, -p, -t), -I, -A,
+# -r, -o, the exit status of the command, SIGINT without a command, and bad input.
+# shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
+. "$(dirname "$0")/lib.sh"
+
+require root perf
+
+HOT3=$PREC_BUILD/tests/workloads/hot3
+TOUCH=$PREC_BUILD/tests/workloads/pagetouch
+[ -x "$HOT3" ] && [ -x "$TOUCH" ] || skip_all "the hot3 and pagetouch workloads are not built"
+NCPUS=$(getconf _NPROCESSORS_ONLN)
+
+# shape: a stat output without its numbers: each number is N, runs of blanks one blank, a rate's
+# K, M or G dropped (the rates differ between two runs) and the date of -o gone.
+shape() {
+	sed -E -e 's/^# started on .*/# started on DATE/' -e 's/[0-9][0-9.]*/N/g' \
+		-e 's/[KMG]\/sec/\/sec/g' -e 's/ +/ /g' -e 's/ +$//'
+}
+
+# same_shape DESC PERF-OUTPUT PREC-OUTPUT
+same_shape() {
+	shape <"$2" >"$2.shape"
+	shape <"$3" >"$3.shape"
+	test_expect "$1" 'diff "'"$2"'.shape" "'"$3"'.shape"'
+}
+
+# The default events, in text and in CSV.
+perf stat -- true 2>perf-default.out
+"$PREC" stat -- true 2>prec-default.out
+same_shape "the default events: perf stat's lines, hardware ones <not supported>" \
+	perf-default.out prec-default.out
+perf stat -x, -- true 2>perf-default.csv
+"$PREC" stat -x, -- true 2>prec-default.csv
+same_shape "-x,: perf stat's fields in perf's order" perf-default.csv prec-default.csv
+test_expect "-x,: the events, units and metric units are perf's" '
+	cut -d, -f2,3,7 perf-default.csv >perf.cols && cut -d, -f2,3,7 prec-default.csv >prec.cols &&
+	sed -i "s/[KMG]\/sec/\/sec/" perf.cols prec.cols && diff perf.cols prec.cols
+'
+
+# task-clock of a workload that runs for one second of CPU time, in both.
+perf stat -x, -e task-clock -- "$HOT3" -c 1 2>perf-tc.csv
+"$PREC" stat -x, -e task-clock -- "$HOT3" -c 1 2>prec-tc.csv
+test_expect "task-clock of 1 s of CPU: within 2% of perf stat's" '
+	a=$(cut -d, -f1 perf-tc.csv) b=$(cut -d, -f1 prec-tc.csv)
+	awk -v a="$a" -v b="$b" "BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 900 && d <= a * 0.02) }" ||
+		{ echo "perf $a prec $b"; false; }
+'
+
+# page-faults of a workload that touches 2000 fresh pages, address randomisation off in both (the
+# stack and the loader otherwise take a page more or less from run to run).
+for i in 1 2 3; do
+	setarch -R perf stat -x, -e page-faults -- "$TOUCH" 2000 2>>perf-pf.csv
+done
+setarch -R "$PREC" stat -x, -e page-faults -- "$TOUCH" 2000 2>prec-pf.csv
+if [ "$(cut -d, -f1 perf-pf.csv | sort -u | wc -l)" = 1 ]; then
+	test_expect "page-faults of a fixed workload: equal to perf stat's" '
+		test "$(head -1 perf-pf.csv | cut -d, -f1)" = "$(cut -d, -f1 prec-pf.csv)" ||
+			{ cat perf-pf.csv prec-pf.csv; false; }
+	'
+else
+	test_skip "page-faults of a fixed workload: equal to perf stat's" \
+		"perf's own count differs from run to run here: $(cut -d, -f1 perf-pf.csv | xargs)"
+fi
+
+# The targets: the header and the lines as perf's.
+EV=task-clock,page-faults,context-switches
+perf stat -a -- sleep 0.2 2>perf-a.out
+"$PREC" stat -a -- sleep 0.2 2>prec-a.out
+same_shape "-a: 'system wide', cpu-clock first, no user and sys" perf-a.out prec-a.out
+perf stat -C 0 -e $EV -- sleep 0.2 2>perf-c.out
+"$PREC" stat -C 0 -e $EV -- sleep 0.2 2>prec-c.out
+same_shape "-C 0: 'CPU(s) 0'" perf-c.out prec-c.out
+test_expect "-C 0: the clock ran the whole time on one CPU" '
+	grep -Eq "^ +[0-9.]+ msec task-clock +# +(0\.9[5-9][0-9]|1\.0[0-9][0-9]) CPUs utilized" prec-c.out ||
+		{ cat prec-c.out; false; }
+'
+
+"$HOT3" -c 30 >/dev/null &
+busy=$!
+perf stat -p $busy -e $EV -- sleep 0.5 2>perf-p.out
+"$PREC" stat -p $busy -e $EV -- sleep 0.5 2>prec-p.out
+same_shape "-p PID: 'process id', counted while the command runs" perf-p.out prec-p.out
+test_expect "-p PID: the busy process's task-clock is counted" '
+	grep -Eq "^ +[0-9.]+ msec task-clock" prec-p.out && grep -q "process id .$busy." prec-p.out
+'
+perf stat -t $busy -e $EV -- sleep 0.5 2>perf-t.out
+"$PREC" stat -t $busy -e $EV -- sleep 0.5 2>prec-t.out
+same_shape "-t TID: 'thread id'" perf-t.out prec-t.out
+kill $busy
+wait $busy 2>/dev/null
+
+# -p without a command: counting ends when the process does, as perf stat's.
+sleep 0.5 &
+short=$!
+timeout 30 "$PREC" stat -p $short -e task-clock 2>p-end.out
+rc_pend=$?
+test_expect "-p PID without a command: ends with the process, its counts printed" '
+	test $rc_pend = 0 && grep -q "process id .$short." p-end.out &&
+	grep -q "seconds time elapsed" p-end.out || { echo "rc $rc_pend"; cat p-end.out; false; }
+'
+
+# -I 200 on a command that sleeps one second: intervals of every event, their timestamps never
+# early (they may be late on a busy machine), five of them and maybe a last shorter one.
+perf stat -I 200 -e $EV -- sleep 1 2>perf-i.out
+"$PREC" stat -I 200 -e $EV -- sleep 1 2>prec-i.out
+test_expect "-I 200: the column header once, then lines as perf's" '
+	head -1 perf-i.out >perf-i.head && head -1 prec-i.out >prec-i.head &&
+	diff perf-i.head prec-i.head && test "$(grep -c "^#" prec-i.out)" = 1 &&
+	sed 1d perf-i.out | shape | sed "s/^ N //" | head -3 >perf-i.lines &&
+	sed 1d prec-i.out | shape | sed "s/^ N //" | head -3 >prec-i.lines &&
+	diff perf-i.lines prec-i.lines
+'
+test_expect "-I 200: every interval has every event, 5 or 6 intervals, none early" '
+	sed 1d prec-i.out | awk "{ print \$1 }" | uniq -c >stamps &&
+	awk "\$1 != 3 { exit 1 }" stamps &&
+	n=$(wc -l <stamps) && test "$n" -ge 5 && test "$n" -le 6 &&
+	awk "{ k++; if (k <= 5 && \$2 < 0.2 * k) exit 1 }" stamps || { cat stamps; false; }
+'
+perf stat -I 200 -x, -e $EV -- sleep 0.5 2>perf-ix.csv
+"$PREC" stat -I 200 -x, -e $EV -- sleep 0.5 2>prec-ix.csv
+test_expect "-I 200 -x,: the timestamp first, then perf's fields" '
+	head -3 perf-ix.csv | shape >a && head -3 prec-ix.csv | shape >b && diff a b
+'
+
+# -A: one line per CPU per event, CPU0 to CPUn in each event's block.
+perf stat -A -a -x, -e $EV -- sleep 0.2 2>perf-A.csv
+"$PREC" stat -A -a -x, -e $EV -- sleep 0.2 2>prec-A.csv
+same_shape "-A -a -x,: perf's lines and fields" perf-A.csv prec-A.csv
+test_expect "-A: one line per CPU per event" '
+	test "$(wc -l <prec-A.csv)" = $((NCPUS * 3)) &&
+	for e in task-clock page-faults context-switches; do
+		test "$(grep -c ",$e," prec-A.csv)" = "$NCPUS" || exit 1
+	done
+'
+perf stat -A -C 0 -e $EV -- sleep 0.2 2>perf-A.out
+"$PREC" stat -A -C 0 -e $EV -- sleep 0.2 2>prec-A.out
+same_shape "-A -C 0: the CPU column as perf's" perf-A.out prec-A.out
+
+# -r 3: the runs in the header, the noise, the elapsed time's mean and deviation.
+perf stat -r 3 -e task-clock,page-faults -- "$TOUCH" 500 2>perf-r.out
+"$PREC" stat -r 3 -e task-clock,page-faults -- "$TOUCH" 500 2>prec-r.out
+test_expect "-r 3: '(3 runs)' and the elapsed time's deviation" '
+	grep -q "^ Performance counter stats for .* (3 runs):" prec-r.out &&
+	grep -Eq "^ +[0-9.]+ \+- [0-9.]+ seconds time elapsed" prec-r.out || { cat prec-r.out; false; }
+'
+perf stat -r 3 -x, -e task-clock,page-faults -- "$TOUCH" 500 2>perf-r.csv
+"$PREC" stat -r 3 -x, -e task-clock,page-faults -- "$TOUCH" 500 2>prec-r.csv
+same_shape "-r 3 -x,: the noise field after the event, as perf's" perf-r.csv prec-r.csv
+
+# -o FILE and --append.
+"$PREC" stat -e task-clock -o out.txt -- true 2>o.err
+test_expect "-o FILE: the counts go to the file after '# started on', not to stderr" '
+	head -1 out.txt | grep -q "^# started on " && grep -q "msec task-clock" out.txt &&
+	! grep -q task-clock o.err
+'
+"$PREC" stat -e task-clock -o out.txt --append -- true 2>/dev/null
+perf stat -e task-clock -o perf-out.txt -- true
+perf stat -e task-clock -o perf-out.txt --append -- true
+same_shape "--append: a second report after the first, as perf's" perf-out.txt out.txt
+
+# The exit status is the command's.
+"$PREC" stat -e task-clock -- false 2>/dev/null
+rc_false=$?
+"$PREC" stat -e task-clock -- "$TOUCH" 1 3 2>/dev/null
+rc_3=$?
+"$PREC" stat -e task-clock -- sh -c 'kill -9 $$' 2>killed.err
+rc_killed=$?
+test_expect "the exit status of false is 1" 'test $rc_false = 1'
+test_expect "the exit status of a command that exits 3 is 3" 'test $rc_3 = 3'
+test_expect "a command killed by a signal: said before the counts, status 0, as perf" '
+	test $rc_killed = 0 && head -1 killed.err | grep -q "^sh: Killed"
+'
+
+# No command and no target: the whole system until SIGINT, then the counts and SIGINT's status.
+"$PREC" stat -e cpu-clock 2>sigint.out &
+pid=$!
+for _ in $(seq 300); do
+	# counting has started once the counters are open (one per CPU)
+	[ "$(find /proc/$pid/fd -lname 'anon_inode:*perf_event*' 2>/dev/null | wc -l)" -ge "$NCPUS" ] &&
+		break
+	sleep 0.1
+done
+kill -INT $pid
+wait $pid
+rc_int=$?
+test_expect "SIGINT without a command: 'system wide' counts printed, status 130" '
+	test $rc_int = 130 && grep -q "stats for .system wide.:" sigint.out &&
+	grep -Eq "^ +[0-9.]+ msec cpu-clock" sigint.out || { echo "rc $rc_int"; cat sigint.out; false; }
+'
+
+# --bpf-counters reaches the engine: the counts come through a counter shared across sessions,
+# or through the session's own with one line saying why.
+"$PREC" stat --bpf-counters -e task-clock -- "$TOUCH" 100 2>bpf.out
+rc_bpf=$?
+test_expect "--bpf-counters: counted, and any fallback said in one line" '
+	test $rc_bpf = 0 && grep -Eq "^ +[0-9.]+ msec task-clock" bpf.out &&
+	test "$(grep -c "^prec:" bpf.out)" -le 1 || { cat bpf.out; false; }
+'
+"$PREC" stat -v -e task-clock,page-faults -- "$TOUCH" 100 2>v.out
+test_expect "-v: each event's value, time enabled and time running, as perf -v" '
+	grep -Eq "^task-clock: [0-9]+ [0-9]+ [0-9]+$" v.out &&
+	grep -Eq "^page-faults: [0-9]+ [0-9]+ [0-9]+$" v.out || { cat v.out; false; }
+'
+
+# Bad input: a message that names what is wrong, a non-zero status, no counting.
+bad() {
+	local want=$1
+	shift
+	test_expect "bad input: prec stat $*" '
+		"$PREC" stat '"$*"' >bad.out 2>bad.err; rc=$?
+		test $rc = 129 -o $rc = 1 && grep -q -- "'"$want"'" bad.err &&
+		! grep -q "Performance counter stats" bad.err || { echo "rc $rc"; cat bad.err; false; }
+	'
+}
+bad "no-such-event" -e no-such-event -- true
+bad "-I .abc." -I abc -- true
+bad "-r 0" -r 0 -- true
+bad "-r .-1." -r -1 -- true
+bad "-x" -x
+bad "system-wide" -A -- true
+bad "no-such-option" --no-such-option -- true
+bad "999999999" -p 999999999
+test_expect "bad input: one line for an option, perf stat's status 129" '
+	"$PREC" stat -I abc -- true 2>err; rc=$?
+	test $rc = 129 && test "$(wc -l <err)" = 1
+'
+test_expect "a command that cannot run: perf's status 255 and one line" '
+	"$PREC" stat -- /nonexistent/cmd 2>err; rc=$?
+	test $rc = 255 && test "$(wc -l <err)" = 1
+'
+
+done_testing
