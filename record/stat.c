@@ -521,11 +521,14 @@ static int run_once(struct stat_state *st)
 		const char *why = NULL;
 
 		s.pev[e].supported = counting_supported(s.eng, e);
-		/* the fallback from a shared counter is said whatever the verbosity */
+		/*
+		 * The fallback from a shared counter is said whatever the verbosity, in the
+		 * engine's words (it said them itself at -v).
+		 */
 		if (o->bpf_counters && !verbose && s.pev[e].supported &&
 		    counting_via(s.eng, e, &why) == COUNTING_OWN && why && st->runs == 0)
-			note("counting '%s' with its own counters, not one shared across sessions: %s",
-			     s.pev[e].name, why);
+			note("--bpf-counters: %s counts with its own counters: %s", s.pev[e].name,
+			     why);
 	}
 	if (!st->cpus) {
 		st->nr_cpus = s.nr_cpus;

@@ -191,14 +191,47 @@ test_expect "SIGINT without a command: 'system wide' counts printed, status 130"
 	grep -Eq "^ +[0-9.]+ msec cpu-clock" sigint.out || { echo "rc $rc_int"; cat sigint.out; false; }
 '
 
-# --bpf-counters reaches the engine: the counts come through a counter shared across sessions,
-# or through the session's own with one line saying why.
-"$PREC" stat --bpf-counters -e task-clock -- "$TOUCH" 100 2>bpf.out
-rc_bpf=$?
-test_expect "--bpf-counters: counted, and any fallback said in one line" '
-	test $rc_bpf = 0 && grep -Eq "^ +[0-9.]+ msec task-clock" bpf.out &&
-	test "$(grep -c "^prec:" bpf.out)" -le 1 || { cat bpf.out; false; }
-'
+# --bpf-counters: the counts come through counters shared across sessions (a pin root of this
+# file's own, so that no other test's session shares them) and are what perf stat counts with
+# counters of its own: task-clock within 2%, the page faults of the fixed workload exactly. A
+# group counts with its own counters, and one line says why.
+if have bpf; then
+	export PREC_BPF_PIN_ROOT=/sys/fs/bpf/prec-t1018-$$
+	at_exit "rm -rf '$PREC_BPF_PIN_ROOT'"
+	"$PREC" stat -v -x, --bpf-counters -e task-clock -- "$HOT3" -c 1 2>bpf-tc.csv
+	rc_bpf=$?
+	test_expect "--bpf-counters: -v says the session created the shared counter" '
+		test $rc_bpf = 0 &&
+		grep -q "^prec: --bpf-counters: created the shared counter of task-clock$" bpf-tc.csv ||
+		{ cat bpf-tc.csv; false; }
+	'
+	test_expect "--bpf-counters: task-clock of 1 s of CPU within 2% of perf stat's" '
+		a=$(cut -d, -f1 perf-tc.csv) b=$(grep ",task-clock," bpf-tc.csv | cut -d, -f1)
+		awk -v a="$a" -v b="$b" "BEGIN { d = a - b; if (d < 0) d = -d;
+			exit !(a > 900 && d <= a * 0.02) }" || { echo "perf $a prec $b"; false; }
+	'
+	setarch -R "$PREC" stat -x, --bpf-counters -e page-faults -- "$TOUCH" 2000 2>bpf-pf.csv
+	if [ "$(cut -d, -f1 perf-pf.csv | sort -u | wc -l)" = 1 ]; then
+		test_expect "--bpf-counters: page-faults of the fixed workload equal to perf stat's" '
+			test "$(head -1 perf-pf.csv | cut -d, -f1)" = \
+				"$(grep ",page-faults," bpf-pf.csv | cut -d, -f1)" ||
+				{ cat perf-pf.csv bpf-pf.csv; false; }
+		'
+	else
+		test_skip "--bpf-counters: page-faults of the fixed workload equal to perf stat's" \
+			"perf stat's own three runs disagree: $(cut -d, -f1 perf-pf.csv | tr '\n' ' ')"
+	fi
+	test_expect "--bpf-counters: a group counts with its own counters, one line each says why" '
+		"$PREC" stat --bpf-counters -e "{task-clock,page-faults}" -- true 2>bpf-g.out &&
+		grep -q "^prec: --bpf-counters: task-clock counts with its own counters: it is in a group$" bpf-g.out &&
+		test "$(grep -c "^prec:" bpf-g.out)" = 2 || { cat bpf-g.out; false; }
+	'
+	test_expect "--bpf-counters: the last session left nothing pinned" \
+		'! [ -e "$PREC_BPF_PIN_ROOT" ]'
+	unset PREC_BPF_PIN_ROOT
+else
+	test_skip "--bpf-counters" "this prec is built without BPF"
+fi
 "$PREC" stat -v -e task-clock,page-faults -- "$TOUCH" 100 2>v.out
 test_expect "-v: each event's value, time enabled and time running, as perf -v" '
 	grep -Eq "^task-clock: [0-9]+ [0-9]+ [0-9]+$" v.out &&
