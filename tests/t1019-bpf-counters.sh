@@ -187,8 +187,9 @@ test_expect "a killed session leaves its counters pinned" \
 KEPT=$(ls "$ROOT" | grep "^events_" | sort)
 session N
 reference R3
-test_expect "the next session joins the counters left behind (no live user: reused)" \
-	'[ "$(grep -c "joined the shared counter of" N.err)" = 2 ] &&
+test_expect "the next session reuses the counters left behind (-v: reused, no live user)" \
+	'[ "$(grep -c "reused the shared counter of" N.err)" = 2 ] &&
+	 ! grep -q "joined the shared counter of" N.err &&
 	 [ "$(ls "$ROOT" | grep "^events_" | sort)" = "$KEPT" ]'
 burst 3
 stop N
@@ -222,6 +223,34 @@ test_expect "17 distinct events: the 17th says it counts with its own counters" 
 test_expect "... and it is counted all the same" \
 	'perf stat report -i full.data 2>&1 | grep -Eq "^ +[0-9.]+ +[0-9.]+ +page-faults:k"'
 test_expect "... and nothing is left under the pin root" '! [ -e "$ROOT" ]'
+
+# 16 distinct events of a session killed with SIGKILL: a later session with a 17th event finds
+# their entries without a live user and removes them with their arrays, instead of finding the
+# map full. An array pin no entry names (a session killed between pinning an array and writing
+# its entry) goes too.
+EVENTS16=${EVENTS%,page-faults:k}
+"$PREC" record -v -F 10 -e cpu-clock --bpf-counters --count "$EVENTS16" -p "$W" -o k16.data \
+	2>k16.err &
+K16=$!
+at_exit "kill -9 $K16"
+for _ in $(seq 1500); do
+	[ "$(grep -c "created the shared counter of" k16.err)" -ge 16 ] && break
+	kill -0 $K16 2>/dev/null || break
+	sleep 0.02
+done
+kill -9 $K16
+wait $K16 2>/dev/null
+test_expect "a killed session with 16 distinct events leaves 16 arrays pinned" \
+	'[ "$(ls "$ROOT" | grep -c "^events_")" = 16 ]'
+ORPHAN=$(ls "$ROOT" | grep "^events_" | head -1)
+mv "$ROOT/$ORPHAN" "$ROOT/events_4000000000"
+test_expect "a 17th distinct event is created, not refused for a full map" \
+	'"$PREC" record -v -F 10 -e cpu-clock --bpf-counters --count page-faults:k -a \
+		-o k17.data -- sleep 0.1 2>k17.err &&
+	 grep -q "created the shared counter of page-faults:k" k17.err &&
+	 ! grep -q "counts with its own counters" k17.err'
+test_expect "... and the killed session's arrays are gone from the pin root" '! [ -e "$ROOT" ]'
+rm -rf "$ROOT"
 
 # A group: one counter per CPU cannot be read as a member of a group.
 test_expect "a group counts with its own counters, one line per event saying why" \
