@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -194,7 +195,8 @@ static void unlock_attr_map(int fd)
 
 /*
  * The attr map, locked: found under the root or created and pinned there. The pin is checked
- * again once the lock is held, since a session leaving may have removed the map meanwhile.
+ * again once the lock is held, since a session leaving may have removed the map, and the root
+ * with it, meanwhile.
  */
 static int lock_attr_map(struct bperf *b)
 {
@@ -217,6 +219,12 @@ static int lock_attr_map(struct bperf *b)
 				close(fd);
 				if (err == -EEXIST)
 					continue; /* another session pinned one first */
+				/*
+				 * The last session leaving removed the directory since make_root():
+				 * make it again.
+				 */
+				if (err == -ENOENT && !(err = make_root(b->root)))
+					continue;
 				return err;
 			}
 		}
@@ -317,6 +325,82 @@ static int count_entries(int map_fd)
 		n++;
 	}
 	return n;
+}
+
+/* Is name the pin of an array (events_<id>)? *id set. */
+static bool array_pin(const char *name, __u32 *id)
+{
+	char *end;
+	unsigned long v;
+
+	if (strncmp(name, "events_", 7) || name[7] < '0' || name[7] > '9')
+		return false;
+	errno = 0;
+	v = strtoul(name + 7, &end, 10);
+	if (*end || errno || v > UINT32_MAX)
+		return false;
+	*id = (__u32)v;
+	return true;
+}
+
+static void unlink_array(const struct bperf *b, __u32 id)
+{
+	char path[PATH_MAX];
+
+	if (!pin_path(path, sizeof(path), b->root, "events", id))
+		unlink(path);
+}
+
+/*
+ * Under the lock of map_fd: remove every entry no live session uses (its users all killed) with
+ * its array, and every array pin that no entry names (a session killed after pinning it and
+ * before writing its entry). Their counters stop with the last reference to the array.
+ */
+static void sweep(struct bperf *b, int map_fd)
+{
+	struct bperf_key keys[BPERF_MAX_EVENTS], k;
+	__u32 named[BPERF_MAX_EVENTS];
+	int nr = 0, nr_named = 0;
+	struct dirent *d;
+	void *prev = NULL;
+	DIR *dir;
+
+	while (nr < BPERF_MAX_EVENTS && !bpf_map_get_next_key(map_fd, prev, &keys[nr])) {
+		k = keys[nr++];
+		prev = &k;
+	}
+	for (int i = 0; i < nr; i++) {
+		struct bperf_entry ent;
+		__u32 before;
+
+		if (bpf_map_lookup_elem(map_fd, &keys[i], &ent))
+			continue;
+		before = ent.nr_users;
+		drop_users(&ent, NULL);
+		if (!ent.nr_users) {
+			unlink_array(b, ent.array_id);
+			bpf_map_delete_elem(map_fd, &keys[i]);
+			continue;
+		}
+		if (ent.nr_users != before)
+			bpf_map_update_elem(map_fd, &keys[i], &ent, BPF_EXIST);
+		named[nr_named++] = ent.array_id;
+	}
+	dir = opendir(b->root);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		bool known = false;
+		__u32 id;
+
+		if (!array_pin(d->d_name, &id))
+			continue;
+		for (int i = 0; i < nr_named; i++)
+			known |= named[i] == id;
+		if (!known)
+			unlink_array(b, id);
+	}
+	closedir(dir);
 }
 
 /* A new array for key: the counter opened on every online CPU, put into it, pinned. */
@@ -497,6 +581,7 @@ int bperf_add(struct bperf *b, const struct perf_event_attr *attr, enum bperf_ho
 {
 	struct bperf_event *e;
 	struct bperf_entry ent;
+	bool first = b->cpus_fd < 0, reused = false;
 	int lock, err;
 	bool found;
 
@@ -519,6 +604,7 @@ int bperf_add(struct bperf *b, const struct perf_event_attr *attr, enum bperf_ho
 		} else {
 			e->array_id = ent.array_id;
 			drop_users(&ent, NULL);
+			reused = !ent.nr_users;
 			if (ent.nr_users >= BPERF_MAX_USERS) {
 				err = -EUSERS;
 				goto fail;
@@ -526,6 +612,7 @@ int bperf_add(struct bperf *b, const struct perf_event_attr *attr, enum bperf_ho
 		}
 	}
 	if (!found) {
+		sweep(b, lock);
 		if (count_entries(lock) >= BPERF_MAX_EVENTS) {
 			err = -E2BIG;
 			goto fail;
@@ -545,16 +632,19 @@ int bperf_add(struct bperf *b, const struct perf_event_attr *attr, enum bperf_ho
 		goto fail;
 	}
 	unlock_attr_map(lock);
-	*how = found ? BPERF_JOINED : BPERF_CREATED;
+	*how = !found ? BPERF_CREATED : reused ? BPERF_REUSED : BPERF_JOINED;
 	return b->nr_ev++;
 fail:
 	if (e->skel)
 		bperf_bpf__destroy(e->skel);
+	/* The target maps came with this reader: the next event's loads them (and the fork one). */
+	if (first && b->cpus_fd >= 0) {
+		close(b->cpus_fd);
+		close(b->tasks_fd);
+		b->cpus_fd = b->tasks_fd = -1;
+	}
 	if (e->fds) {
-		char path[PATH_MAX];
-
-		if (!pin_path(path, sizeof(path), b->root, "events", e->array_id))
-			unlink(path);
+		unlink_array(b, e->array_id);
 		for (int i = 0; i < b->nr_possible; i++)
 			if (e->fds[i] >= 0)
 				close(e->fds[i]);
@@ -613,18 +703,44 @@ void bperf_disable(struct bperf *b)
 	b->enabled = false;
 }
 
-int bperf_read(struct bperf *b, int ev)
+/* The workload has exec'ed: event e's reader need not look at every system call any more. */
+static void detach_exec(struct bperf_event *e)
 {
-	struct bperf_bpf *s;
+	struct bperf_bpf *s = e->skel;
 
-	if (ev < 0 || ev >= b->nr_ev)
-		return -EINVAL;
-	s = b->ev[ev].skel;
-	/* The workload has exec'ed: no need to look at every system call any more. */
 	if (s->links.bperf_exec && s->bss->started) {
 		bpf_link__destroy(s->links.bperf_exec);
 		s->links.bperf_exec = NULL;
 	}
+}
+
+void bperf_exec_done(struct bperf *b)
+{
+	for (int i = 0; b && i < b->nr_ev; i++)
+		detach_exec(&b->ev[i]);
+}
+
+bool bperf_has_counter(struct bperf *b, int ev, int cpu)
+{
+	struct bperf_prev *prev;
+	__u32 zero = 0;
+	bool has;
+
+	if (ev < 0 || ev >= b->nr_ev || cpu < 0 || cpu >= b->nr_possible)
+		return false;
+	/* The reader marks a CPU once it read the counter there, and it could not without one. */
+	prev = xcalloc(b->nr_possible, sizeof(*prev));
+	has = !bpf_map_lookup_elem(bpf_map__fd(b->ev[ev].skel->maps.prev), &zero, prev) &&
+	      prev[cpu].valid;
+	free(prev);
+	return has;
+}
+
+int bperf_read(struct bperf *b, int ev)
+{
+	if (ev < 0 || ev >= b->nr_ev)
+		return -EINVAL;
+	detach_exec(&b->ev[ev]);
 	return b->enabled ? run_readers(b, &b->ev[ev]) : 0;
 }
 
@@ -668,8 +784,7 @@ static void leave(struct bperf *b, struct bperf_event *e)
 		if (ent.nr_users) {
 			bpf_map_update_elem(lock, &e->key, &ent, BPF_ANY);
 		} else {
-			if (!pin_path(path, sizeof(path), b->root, "events", e->array_id))
-				unlink(path);
+			unlink_array(b, e->array_id);
 			bpf_map_delete_elem(lock, &e->key);
 		}
 	}

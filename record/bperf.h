@@ -16,7 +16,10 @@
  *
  * Every create, join and leave holds flock(LOCK_EX) on the attrs map. A session that is gone
  * (killed with SIGKILL) leaves ids that no longer resolve, or resolve to something else: they are
- * dropped when found; an entry whose array is gone is made again.
+ * dropped when found; an entry whose array is gone is made again. Before an event is created,
+ * every entry is swept: an entry without a live user is removed with its array, and so is an
+ * array that no entry names (a session killed between pinning it and writing its entry), so that
+ * killed sessions neither fill the map nor keep their counters running.
  *
  * Each session loads its own reader (record/bperf.bpf.c) per event: on sched_switch it adds the
  * counter's growth over the intervals in which a task of the session's target ran
@@ -52,7 +55,8 @@ struct bperf_target {
 /* How a session came by an event's counter. */
 enum bperf_how {
 	BPERF_CREATED,  /* it opened the counters */
-	BPERF_JOINED,   /* another session had */
+	BPERF_JOINED,   /* another session had, and one still uses it */
+	BPERF_REUSED,   /* another session had, and every one that used it is gone (killed) */
 };
 
 struct bperf;
@@ -106,6 +110,21 @@ int bperf_read(struct bperf *b, int ev);
 int bperf_value(struct bperf *b, int ev, int cpu, struct bperf_reading *v);
 
 /**
+ * bperf_exec_done - the workload has exec'ed (the caller saw its exec succeed): stop looking at
+ * every system call for it. Harmless when there is no workload or it was done already.
+ */
+void bperf_exec_done(struct bperf *b);
+
+/**
+ * bperf_has_counter - does event ev's shared array hold a counter for CPU cpu? A CPU that came
+ * online after the array was created has none: nothing is counted there. Meaningful once
+ * bperf_enable() read every CPU.
+ *
+ * Return: true when it does.
+ */
+bool bperf_has_counter(struct bperf *b, int ev, int cpu);
+
+/**
  * bperf_pin_root - the directory of the shared state: $PREC_BPF_PIN_ROOT or BPERF_PIN_ROOT.
  *
  * Return: a string that lives as long as the environment.
@@ -147,6 +166,15 @@ static inline int bperf_value(struct bperf *b, int ev, int cpu, struct bperf_rea
 {
 	(void)b, (void)ev, (void)cpu, (void)v;
 	return -ENOTSUP;
+}
+static inline void bperf_exec_done(struct bperf *b)
+{
+	(void)b;
+}
+static inline bool bperf_has_counter(struct bperf *b, int ev, int cpu)
+{
+	(void)b, (void)ev, (void)cpu;
+	return false;
 }
 static inline void bperf_free(struct bperf *b)
 {

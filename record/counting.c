@@ -15,6 +15,7 @@
 #include "record/bperf.h"
 #include "record/counting.h"
 #include "util/clock.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "util/perf-event.h"
 #include "util/xalloc.h"
@@ -197,13 +198,17 @@ static struct cnt_source *new_source(struct counting *c, u64 read_format, bool a
 }
 
 /*
- * Use a callback source for event e: its counters in the layout the engine's own would have
- * (one per CPU with cpu_wide, one per thread otherwise).
+ * Use a callback source for event e: one counter per CPU with cpu_wide, else one for the whole
+ * target.
  */
 static void use_source(struct counting *c, struct cnt_event *e,
 		       const struct counting_source_ops *ops, void *priv, enum counting_via via)
 {
 	struct cnt_source *s = new_source(c, 0, !c->t.cpu_wide);
+
+	/* A counter shared across sessions reads a task target whole: one counter, one slot. */
+	if (!c->t.cpu_wide)
+		s->nr = 1;
 
 	s->ops = ops;
 	s->priv = priv;
@@ -218,11 +223,12 @@ static void use_source(struct counting *c, struct cnt_event *e,
 struct shared_source {
 	struct counting *c;
 	int ev;       /* its index in c->bperf */
+	int idx;      /* the engine's event */
 };
 
 /*
- * The session's share: per CPU with cpu_wide; for a task target the whole target in counter 0
- * (the program cannot tell the threads apart on a counter of the CPU), nothing in the others.
+ * The session's share: per CPU with cpu_wide; for a task target the whole target in its one
+ * counter (the program cannot tell the threads apart on a counter of the CPU).
  */
 static int shared_read(void *priv, int k, struct counting_value *v)
 {
@@ -230,9 +236,6 @@ static int shared_read(void *priv, int k, struct counting_value *v)
 	struct counting *c = p->c;
 	struct bperf_reading r;
 	int err;
-
-	if (!c->t.cpu_wide && k)
-		return -ENOENT;
 	/* Once per round, before its first counter: the readers run on each CPU. */
 	if (!k)
 		bperf_read(c->bperf, p->ev);
@@ -250,9 +253,20 @@ static void shared_enable(void *priv)
 	struct shared_source *p = priv;
 	int err = bperf_enable(p->c->bperf);
 
-	if (err)
+	if (err) {
 		warning("--bpf-counters: cannot attach the readers of the shared counters: %s",
 			strerror(-err));
+		return;
+	}
+	/* The array holds the CPUs online when it was made: a CPU that came up since has none. */
+	for (int i = 0; i < p->c->t.nr_cpus; i++) {
+		int cpu = p->c->t.cpus[i];
+
+		if (cpu >= 0 && !bperf_has_counter(p->c->bperf, p->ev, cpu))
+			debug(1, "--bpf-counters: %s: CPU %d has no counter in the shared array "
+			      "(online since it was made): not counted there", p->c->ev[p->idx].name,
+			      cpu);
+	}
 }
 
 static void shared_disable(void *priv)
@@ -267,8 +281,45 @@ static const struct counting_source_ops shared_ops = {
 	.release = free,
 };
 
-/* What the shared counters' readers follow: the target, in their terms (bperf-calc.h). */
-static void shared_target(const struct counting_target *t, struct bperf_target *b)
+/* The process (tgid) of thread tid, or -1 when it is gone. */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], buf[4096];
+	const char *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (read_small_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strstr(buf, "\nTgid:");
+	return p ? (pid_t)atoi(p + 6) : -1;
+}
+
+/*
+ * The processes of n threads, each once, into out (room for n): the readers look a task up by
+ * its process, and a thread id that another process had as its own would be counted otherwise.
+ * Return: their number.
+ */
+static int tgids_of(const pid_t *threads, int n, pid_t *out)
+{
+	int nr = 0;
+
+	for (int i = 0; i < n; i++) {
+		pid_t tgid = tgid_of(threads[i]);
+		bool seen = false;
+
+		for (int j = 0; j < nr; j++)
+			seen |= out[j] == tgid;
+		if (tgid > 0 && !seen)
+			out[nr++] = tgid;
+	}
+	return nr;
+}
+
+/*
+ * What the shared counters' readers follow: the target, in their terms (bperf-calc.h). tgids
+ * has room for the target's threads: the processes go there.
+ */
+static void shared_target(const struct counting_target *t, struct bperf_target *b, pid_t *tgids)
 {
 	memset(b, 0, sizeof(*b));
 	if (t->cpu_wide) {
@@ -282,9 +333,12 @@ static void shared_target(const struct counting_target *t, struct bperf_target *
 	b->children = t->inherit;
 	if (t->workload) {
 		b->workload = t->threads[0];
-	} else {
+	} else if (b->mode == BPERF_TIDS) {
 		b->tasks = t->threads;
 		b->nr_tasks = t->nr_threads;
+	} else {
+		b->tasks = tgids;
+		b->nr_tasks = tgids_of(t->threads, t->nr_threads, tgids);
 	}
 }
 
@@ -312,8 +366,11 @@ static int open_shared_counter(struct counting *c, struct cnt_event *e, const ch
 		}
 	}
 	if (!c->bperf && !c->bperf_err) {
-		shared_target(&c->t, &bt);
+		pid_t *tgids = xcalloc(c->t.nr_threads > 0 ? c->t.nr_threads : 1, sizeof(pid_t));
+
+		shared_target(&c->t, &bt, tgids);
 		c->bperf_err = bperf_new(&bt, &c->bperf);
+		free(tgids);
 	}
 	if (c->bperf_err == -ENOTSUP) {
 		*why = "BPF cannot be used (this prec was built without it)";
@@ -339,11 +396,13 @@ static int open_shared_counter(struct counting *c, struct cnt_event *e, const ch
 		*why = e->why_text;
 		return ev;
 	}
+	/* Reused: every session that used it was killed; this one reads it alone. */
 	debug(1, "--bpf-counters: %s the shared counter of %s",
-	      how == BPERF_CREATED ? "created" : "joined", e->name);
+	      how == BPERF_CREATED ? "created" : how == BPERF_REUSED ? "reused" : "joined", e->name);
 	priv = xmalloc(sizeof(*priv));
 	priv->c = c;
 	priv->ev = ev;
+	priv->idx = (int)(e - c->ev);
 	use_source(c, e, ops, priv, how == BPERF_CREATED ? COUNTING_BPF_CREATED
 							   : COUNTING_BPF_JOINED);
 	return 0;
@@ -805,6 +864,12 @@ void counting_enable(struct counting *c)
 	for (int i = 0; i < c->nr_src; i++)
 		if (c->src[i].ops && c->src[i].ops->enable)
 			c->src[i].ops->enable(c->src[i].priv);
+}
+
+void counting_exec_done(struct counting *c)
+{
+	if (c && c->bperf)
+		bperf_exec_done(c->bperf);
 }
 
 void counting_disable(struct counting *c)

@@ -18,7 +18,9 @@
  * thread, with inherit unless told not to, so that one read() gives its value, time enabled and
  * time running). A reading is per slot: with cpu_wide the slot is k (the CPU index, one thread
  * -1), for a task target the thread index, a thread's per-CPU counters combined into one
- * reading (counters_combine()). Readings count from counting_enable().
+ * reading (counters_combine()). A counter shared across sessions (bpf_counters) of a task target
+ * is one counter and one slot: its reading is the whole target's. Readings count from
+ * counting_enable().
  *
  * The life of an engine:
  *
@@ -204,6 +206,12 @@ int counting_open(struct counting *c);
  * enables the events it opened after this.
  */
 void counting_enable(struct counting *c);
+
+/**
+ * counting_exec_done - the workload's exec succeeded (after counting_enable()): what only had to
+ * see it start stops, so that nothing runs on every system call of the machine meanwhile.
+ */
+void counting_exec_done(struct counting *c);
 
 /* counting_disable - disable the engine's own counters (the caller disables its own). */
 void counting_disable(struct counting *c);

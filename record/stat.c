@@ -549,6 +549,7 @@ static int run_once(struct stat_state *st)
 			ret = STAT_FAILED;
 			goto out;
 		}
+		counting_exec_done(s.eng);
 	}
 	r = result_new(s.nr_ev, s.nr_cpus, o->no_aggr);
 	count_until_done(&s, &st->p, r, start);

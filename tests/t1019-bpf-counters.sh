@@ -4,8 +4,10 @@
 # fds in /proc/PID/fd), each reads what a counter perf stat opens separately over the same work
 # reads (task-clock within 2%, the page faults of a deterministic burst exactly); the first
 # session ending while the others run; a session killed with SIGKILL, then one that reads right
-# and finds the state reused; more distinct events than the map of shared events holds; a group
-# refused; nothing left under the pin root at the end.
+# and finds the state reused; more distinct events than the map of shared events holds; a killed
+# session's 16 events swept by a later one; a process of several threads read whole under one
+# id, by its tgid only; the exec program detached once the workload ran; a session starting while
+# the last one removes the pin root; a group refused; nothing left under the pin root at the end.
 # shellcheck disable=SC2016,SC2034 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
 
@@ -187,8 +189,9 @@ test_expect "a killed session leaves its counters pinned" \
 KEPT=$(ls "$ROOT" | grep "^events_" | sort)
 session N
 reference R3
-test_expect "the next session joins the counters left behind (no live user: reused)" \
-	'[ "$(grep -c "joined the shared counter of" N.err)" = 2 ] &&
+test_expect "the next session reuses the counters left behind (-v: reused, no live user)" \
+	'[ "$(grep -c "reused the shared counter of" N.err)" = 2 ] &&
+	 ! grep -q "joined the shared counter of" N.err &&
 	 [ "$(ls "$ROOT" | grep "^events_" | sort)" = "$KEPT" ]'
 burst 3
 stop N
@@ -222,6 +225,171 @@ test_expect "17 distinct events: the 17th says it counts with its own counters" 
 test_expect "... and it is counted all the same" \
 	'perf stat report -i full.data 2>&1 | grep -Eq "^ +[0-9.]+ +[0-9.]+ +page-faults:k"'
 test_expect "... and nothing is left under the pin root" '! [ -e "$ROOT" ]'
+
+# 16 distinct events of a session killed with SIGKILL: a later session with a 17th event finds
+# their entries without a live user and removes them with their arrays, instead of finding the
+# map full. An array pin no entry names (a session killed between pinning an array and writing
+# its entry) goes too.
+EVENTS16=${EVENTS%,page-faults:k}
+"$PREC" record -v -F 10 -e cpu-clock --bpf-counters --count "$EVENTS16" -p "$W" -o k16.data \
+	2>k16.err &
+K16=$!
+at_exit "kill -9 $K16"
+for _ in $(seq 1500); do
+	[ "$(grep -c "created the shared counter of" k16.err)" -ge 16 ] && break
+	kill -0 $K16 2>/dev/null || break
+	sleep 0.02
+done
+kill -9 $K16
+wait $K16 2>/dev/null
+test_expect "a killed session with 16 distinct events leaves 16 arrays pinned" \
+	'[ "$(ls "$ROOT" | grep -c "^events_")" = 16 ]'
+ORPHAN=$(ls "$ROOT" | grep "^events_" | head -1)
+mv "$ROOT/$ORPHAN" "$ROOT/events_4000000000"
+test_expect "a 17th distinct event is created, not refused for a full map" \
+	'"$PREC" record -v -F 10 -e cpu-clock --bpf-counters --count page-faults:k -a \
+		-o k17.data -- sleep 0.1 2>k17.err &&
+	 grep -q "created the shared counter of page-faults:k" k17.err &&
+	 ! grep -q "counts with its own counters" k17.err'
+test_expect "... and the killed session's arrays are gone from the pin root" '! [ -e "$ROOT" ]'
+rm -rf "$ROOT"
+
+# A process of several threads: its shared counter reads the whole process, so the event has one
+# id (one reading per round), and perf reads the file without a complaint.
+cat >mt.py <<'EOF2'
+import os, sys, threading, time
+def spin():
+    while True:
+        time.sleep(0.005)
+def quit_thread():
+    open('tid', 'w').write('%d\n' % threading.get_native_id())
+    while not os.path.exists('end-thread'):
+        time.sleep(0.01)
+ts = [threading.Thread(target=spin, daemon=True) for _ in range(2)]
+ts.append(threading.Thread(target=quit_thread, daemon=True))
+for t in ts:
+    t.start()
+time.sleep(1000)
+EOF2
+"$PYTHON" mt.py &
+MT=$!
+at_exit "kill $MT"
+for _ in $(seq 500); do [ -s tid ] && [ "$(ls /proc/$MT/task | wc -l)" = 4 ] && break; sleep 0.02; done
+test_expect "a process of 4 threads: its shared event has one id in the file" \
+	'"$PREC" record -F 10 -e cpu-clock --bpf-counters --count task-clock -p "$MT" \
+		-o mt.data -- sleep 0.3 2>mt.err &&
+	 perf report --header-only -I -i mt.data 2>&1 |
+		grep "name = task-clock," | grep -Eq "id = \{ [0-9]+ \}"'
+test_expect "... which perf stat report and prec report --counters read silently" \
+	'perf stat report -i mt.data >mt.perf 2>&1 && ! grep -qi "warn" mt.perf &&
+	 grep -Eq "[0-9.]+ +msec task-clock" mt.perf &&
+	 "$PREC" report --counters -i mt.data >mt.rep 2>mt.reperr && ! [ -s mt.reperr ]'
+
+# The readers look a task up by its process: a thread id of -p that a new process has as its pid
+# (the thread gone) is not counted. The new process gets the id through ns_last_pid.
+"$PREC" record -v -F 10 -e cpu-clock --bpf-counters --count task-clock -p "$MT" -o reuse.data \
+	2>reuse.err &
+echo $! >reuse.pid
+at_exit "kill -9 $!"
+for _ in $(seq 1500); do
+	grep -q "the shared counter of" reuse.err && break
+	sleep 0.02
+done
+sleep 0.3
+TID=$(cat tid)
+touch end-thread
+for _ in $(seq 500); do [ -e "/proc/$MT/task/$TID" ] || break; sleep 0.02; done
+"$PYTHON" - "$TID" >reuse.cpu <<'EOF2'
+import os, sys, time
+tid = int(sys.argv[1])
+open('/proc/sys/kernel/ns_last_pid', 'w').write('%d' % (tid - 1))
+pid = os.fork()
+if pid == 0:
+    if os.getpid() != tid:
+        os._exit(3)
+    t0 = time.process_time()
+    x = 0
+    for i in range(3000000):
+        x += i
+    open('reuse.child', 'w').write('%d\n' % ((time.process_time() - t0) * 1e9))
+    os._exit(0)
+os.waitpid(pid, 0)
+EOF2
+stop reuse
+if [ -s reuse.child ]; then
+	test_expect "a process whose pid was a thread id of -p is not counted" \
+		'[ "$(total reuse task-clock)" -lt $(( $(cat reuse.child) / 4 )) ]'
+else
+	test_skip "a process whose pid was a thread id of -p is not counted" \
+		"another process took the id first"
+fi
+
+# prec stat with a workload: the program that waits for its exec (run on every system call) is
+# detached once the exec succeeded, not at the end of the run.
+# sys_enter_links PID: the process's BPF links on raw tracepoint sys_enter
+sys_enter_links() {
+	local n=0 f
+	for f in /proc/"$1"/fdinfo/*; do
+		grep -q "^tp_name:.sys_enter$" "$f" 2>/dev/null && n=$((n + 1))
+	done
+	echo $n
+}
+"$PREC" stat --bpf-counters -e task-clock -- \
+	sh -c 'touch started; while ! [ -e stop ]; do sleep 0.02; done' 2>exec.err &
+SP=$!
+at_exit "kill -9 $SP"
+for _ in $(seq 1500); do [ -e started ] && break; sleep 0.02; done
+for _ in $(seq 100); do [ "$(sys_enter_links $SP)" = 0 ] && break; sleep 0.02; done
+test_expect "prec stat --bpf-counters: no sys_enter program once the workload exec'ed" \
+	'[ "$(sys_enter_links $SP)" = 0 ] && grep -q "^tp_name:.sched_switch$" /proc/$SP/fdinfo/*'
+touch stop
+wait $SP
+
+# A session starting while the last one leaves: it waits on the lock of the map of events, which
+# the leaver then removes with the pin root. The leaver is played here (leave.py holds the lock,
+# then removes everything) so that the order is certain; the starter must make the root again
+# and share its counter, not fall back to counters of its own.
+cat >leave.py <<'EOF2'
+import ctypes, fcntl, os, platform, sys, time
+root = sys.argv[1]
+libc = ctypes.CDLL(None, use_errno=True)
+nr_bpf = {'x86_64': 321, 'aarch64': 280}[platform.machine()]
+path = ctypes.create_string_buffer((root + '/attrs').encode())
+attr = (ctypes.c_uint64 * 16)()
+attr[0] = ctypes.addressof(path)
+fd = libc.syscall(nr_bpf, 7, ctypes.byref(attr), ctypes.sizeof(attr))  # BPF_OBJ_GET
+if fd < 0:
+    sys.exit('cannot get the map of events: %s' % os.strerror(ctypes.get_errno()))
+fcntl.flock(fd, fcntl.LOCK_EX)
+open('held', 'w').close()
+while not os.path.exists('leave'):
+    time.sleep(0.02)
+for name in os.listdir(root):
+    os.unlink(os.path.join(root, name))
+os.rmdir(root)
+os.close(fd)
+EOF2
+"$PREC" record -v -F 10 -e cpu-clock --bpf-counters --count task-clock -a -o z.data 2>z.err &
+echo $! >z.pid
+at_exit "kill -9 $!"
+for _ in $(seq 1500); do grep -q "the shared counter of" z.err && break; sleep 0.02; done
+kill -9 "$(cat z.pid)"
+wait "$(cat z.pid)" 2>/dev/null
+"$PYTHON" leave.py "$ROOT" &
+LV=$!
+at_exit "kill -9 $LV"
+for _ in $(seq 500); do [ -e held ] && break; sleep 0.02; done
+"$PREC" stat -v --bpf-counters -e task-clock -- true 2>late.err >/dev/null &
+LATE=$!
+at_exit "kill -9 $LATE"
+# /proc/locks lists a process waiting for a lock as "-> FLOCK ... PID ..."
+for _ in $(seq 500); do grep -Eq -- "-> FLOCK +ADVISORY +WRITE +$LATE " /proc/locks && break; sleep 0.02; done
+touch leave
+wait $LV
+wait $LATE
+test_expect "a session waiting while the last one removes the pin root makes it again" \
+	'grep -q "created the shared counter of task-clock" late.err &&
+	 ! grep -q "counts with its own counters" late.err && ! [ -e "$ROOT" ]'
 
 # A group: one counter per CPU cannot be read as a member of a group.
 test_expect "a group counts with its own counters, one line per event saying why" \
