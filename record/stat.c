@@ -315,8 +315,12 @@ static void diff_values(struct stat_print_value *d, const struct stat_print_valu
 	}
 }
 
+/*
+ * One interval of -I: the counts since the last one. Its rates divide by the time it really
+ * lasted, which is longer than -I's when prec could not run on time (stopped, a busy machine).
+ */
 static void print_interval(struct stat_run *s, struct stat_print *p, struct run_result *now,
-			   struct run_result *prev, u64 since_start)
+			   struct run_result *prev, u64 since_start, u64 length)
 {
 	int n = s->nr_ev * (p->no_aggr ? s->nr_cpus : 1);
 	struct stat_print_value *d = xcalloc(n, sizeof(*d));
@@ -326,7 +330,7 @@ static void print_interval(struct stat_run *s, struct stat_print *p, struct run_
 		    n);
 	stat_print_timestamp(p, since_start, prefix, sizeof(prefix));
 	stat_print_interval_header(p);
-	stat_print_counters(p, s->pev, s->nr_ev, d, (double)s->o->interval_ms * 1e6, prefix);
+	stat_print_counters(p, s->pev, s->nr_ev, d, (double)length, prefix);
 	fflush(p->out);
 	free(d);
 	memcpy(prev->total, now->total, s->nr_ev * sizeof(*now->total));
@@ -368,7 +372,7 @@ static void count_until_done(struct stat_run *s, struct stat_print *p, struct ru
 {
 	const struct stat_opts *o = s->o;
 	struct run_result *prev = NULL;
-	u64 next = 0, step = (u64)o->interval_ms * 1000000ULL;
+	u64 next = 0, step = (u64)o->interval_ms * 1000000ULL, last = start;
 	bool watch = s->t.task && s->t.workload_pid <= 0;
 	sigset_t set;
 
@@ -399,10 +403,20 @@ static void count_until_done(struct stat_run *s, struct stat_print *p, struct ru
 		if (sig < 0 && errno == EAGAIN && (!step || now_ns() < next))
 			continue;
 		if (sig < 0 && errno == EAGAIN) {
+			u64 now;
+
 			counting_read(s->eng);
 			take_readings(s, r);
-			print_interval(s, p, r, prev, now_ns() - start);
+			now = now_ns();
+			print_interval(s, p, r, prev, now - start, now - last);
+			last = now;
+			/*
+			 * On time, the next interval keeps to the grid of -I; after a stall the steps
+			 * missed are one longer interval, already printed, and the grid starts anew.
+			 */
 			next += step;
+			if (next < now + step / 2)
+				next = now + step;
 			continue;
 		}
 		if (sig == SIGCHLD && s->t.workload_pid > 0) {
@@ -422,8 +436,11 @@ static void count_until_done(struct stat_run *s, struct stat_print *p, struct ru
 	counting_disable(s->eng);
 	counting_read(s->eng);
 	take_readings(s, r);
-	if (step)
-		print_interval(s, p, r, prev, now_ns() - start);
+	if (step) {
+		u64 now = now_ns();
+
+		print_interval(s, p, r, prev, now - start, now - last);
+	}
 	result_free(prev);
 }
 
