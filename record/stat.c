@@ -427,9 +427,15 @@ static void count_until_done(struct stat_run *s, struct stat_print *p, struct ru
 				break;
 			}
 		} else if ((sig == SIGINT || sig == SIGTERM) && s->t.workload_pid <= 0) {
-			/* A command gets the terminal's signal itself; counting goes on until it ends. */
 			s->exit_signal = sig;
 			break;
+		} else if (sig == SIGTERM && !s->exited) {
+			/*
+			 * A command gets the terminal's SIGINT itself, but SIGTERM is sent to prec
+			 * alone: pass it on, count until the command ends, then end with it.
+			 */
+			kill(s->t.workload_pid, SIGTERM);
+			s->exit_signal = sig;
 		}
 	}
 	r->elapsed_ns = (double)(now_ns() - start);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # t1021: prec stat and the signals of its life: -I after prec was stopped and continued (one
 # longer interval, as perf prints, not a burst of intervals microseconds apart; its rate divides
-# by the time it lasted).
+# by the time it lasted), and SIGTERM while a command runs (passed on to the command, the counts
+# printed, SIGTERM's status 143).
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
 
@@ -49,6 +50,37 @@ test_expect "-I 100 stopped 0.5 s: no two intervals closer than half a step (but
 '
 test_expect "-I 100 stopped 0.5 s: CPUs utilized divides by the interval's real length" '
 	awk "\$2 != \"-\" && \$2 > 1.5 { bad = 1; print } END { exit bad }" stall.lines || { cat stall.out; false; }
+'
+
+# SIGTERM while a command runs: the command gets it, the counts follow, status 143.
+"$PREC" stat -e task-clock -- sleep 10 2>term.out &
+pid=$!
+opened $pid 1
+for _ in $(seq 300); do
+	child=$(pgrep -P $pid)
+	[ -n "$child" ] && [ "$(readlink /proc/"$child"/exe)" != "$(readlink /proc/$pid/exe)" ] && break
+	sleep 0.1
+done
+kill -TERM $pid
+wait $pid
+rc_term=$?
+test_expect "SIGTERM with a command: the command ends by it, the counts, then status 143" '
+	test $rc_term = 143 && ! kill -0 "$child" 2>/dev/null &&
+	grep -q "^sleep: Terminated" term.out &&
+	grep -q "Performance counter stats for .sleep 10.:" term.out &&
+	grep -Eq "^ +[0-9.]+ msec task-clock" term.out || { echo "rc $rc_term"; cat term.out; false; }
+'
+
+# SIGTERM without a command: the counts, then status 143.
+"$PREC" stat -e cpu-clock 2>term-wide.out &
+pid=$!
+opened $pid "$(getconf _NPROCESSORS_ONLN)"
+kill -TERM $pid
+wait $pid
+rc_wide=$?
+test_expect "SIGTERM without a command: 'system wide' counts printed, status 143" '
+	test $rc_wide = 143 && grep -q "stats for .system wide.:" term-wide.out &&
+	grep -Eq "^ +[0-9.]+ msec cpu-clock" term-wide.out || { echo "rc $rc_wide"; cat term-wide.out; false; }
 '
 
 done_testing
