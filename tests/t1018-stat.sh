@@ -238,6 +238,24 @@ test_expect "-v: each event's value, time enabled and time running, as perf -v" 
 	grep -Eq "^page-faults: [0-9]+ [0-9]+ [0-9]+$" v.out || { cat v.out; false; }
 '
 
+# An event whose PMU refuses exclude_guest (msr): counted without it, as perf retries it, by
+# prec stat and by prec record --count alike (one engine).
+if [ -d /sys/bus/event_source/devices/msr ]; then
+	perf stat -x, -e msr/tsc/ -- true 2>perf-msr.csv
+	"$PREC" stat -x, -e msr/tsc/ -- true 2>prec-msr.csv
+	test_expect "msr/tsc/: counted by perf stat and by prec stat" '
+		grep -Eq "^[0-9]+,,msr/tsc/," perf-msr.csv && grep -Eq "^[0-9]+,,msr/tsc/," prec-msr.csv ||
+			{ cat perf-msr.csv prec-msr.csv; false; }
+	'
+	"$PREC" record -q --count msr/tsc/ -o msr.data -- true 2>/dev/null
+	perf stat report -i msr.data >msr-report.out 2>&1
+	test_expect "msr/tsc/: counted by prec record --count (perf stat report reads it)" '
+		grep -Eq "^ +[0-9.]+ +[0-9]+ +msr/tsc/" msr-report.out || { cat msr-report.out; false; }
+	'
+else
+	test_skip "msr/tsc/: counted without exclude_guest" "this machine has no msr PMU"
+fi
+
 # Bad input: a message that names what is wrong, a non-zero status, no counting.
 bad() {
 	local want=$1
