@@ -31,6 +31,8 @@
 
 /* perf stat's status for a bad option. */
 #define STAT_USAGE 129
+/* perf stat's status for a target or option value it refuses after parsing (its -EINVAL). */
+#define STAT_BAD_TARGET 234
 /* perf stat's status when the command cannot run or the output cannot be created. */
 #define STAT_FAILED 255
 
@@ -173,6 +175,11 @@ static int parse_options(struct stat_opts *o, int argc, char **argv)
 			o->no_aggr = true;
 			break;
 		case 'r':
+			/* perf parses a negative count, then refuses it with another status */
+			if (optarg[0] == '-' && !parse_u64(optarg + 1, &v)) {
+				bad_usage("-r '%s': the run count must be a positive number", optarg);
+				return STAT_BAD_TARGET;
+			}
 			if (parse_u64(optarg, &v) || v > 100000)
 				return bad_usage("-r '%s': the run count must be a positive number",
 						 optarg);
@@ -210,8 +217,10 @@ static int parse_options(struct stat_opts *o, int argc, char **argv)
 	/* As perf stat: no command and no target counts the whole system until interrupted. */
 	if (!o->argc && !o->pid_list && !o->tid_list && !o->cpu_list)
 		o->system_wide = true;
-	if (o->no_aggr && !o->system_wide && !o->cpu_list)
-		return bad_usage("no-aggregation mode (-A) is only available in system-wide mode");
+	if (o->no_aggr && !o->system_wide && !o->cpu_list) {
+		bad_usage("no-aggregation mode (-A) is only available in system-wide mode");
+		return STAT_BAD_TARGET;
+	}
 	if (!o->events.nr) {
 		bool cpus = o->system_wide || o->cpu_list;
 
@@ -509,8 +518,10 @@ static int run_once(struct stat_state *st)
 
 	memset(&s, 0, sizeof(s));
 	s.o = o;
-	if (target_init(&s.t, o->system_wide, o->cpu_list, o->pid_list, o->tid_list, NULL))
-		return 1;
+	if (target_init(&s.t, o->system_wide, o->cpu_list, o->pid_list, o->tid_list, NULL)) {
+		target_free(&s.t);
+		return STAT_BAD_TARGET;
+	}
 	s.nr_cpus = s.t.nr_cpus;
 	if (o->argc && target_workload_prepare(&s.t, o->argv, false)) {
 		target_free(&s.t);
@@ -672,7 +683,9 @@ static int command_status(int status)
 /**
  * cmd_stat - prec stat: count events as perf stat does.
  *
- * Return: the command's exit status, 129 for a bad option, 1 or 255 when counting failed.
+ * Return: the command's exit status, 129 for a bad option, 234 for a target or value perf
+ * refuses after parsing, 1 or 255 when counting failed; SIGINT or SIGTERM that ended counting
+ * ends prec itself once the counts are printed.
  */
 int cmd_stat(int argc, char **argv)
 {

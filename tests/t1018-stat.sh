@@ -256,24 +256,51 @@ else
 	test_skip "msr/tsc/: counted without exclude_guest" "this machine has no msr PMU"
 fi
 
-# Bad input: a message that names what is wrong, a non-zero status, no counting.
+# Bad input: a message that names what is wrong, no counting, and the status perf stat 6.1
+# gives for the same input (-r 0 is perf's "until interrupted", which prec refuses).
 bad() {
-	local want=$1
-	shift
-	test_expect "bad input: prec stat $*" '
+	local rc_want=$1 want=$2
+	shift 2
+	test_expect "bad input: prec stat $*: status $rc_want" '
 		"$PREC" stat '"$*"' >bad.out 2>bad.err; rc=$?
-		test $rc = 129 -o $rc = 1 && grep -q -- "'"$want"'" bad.err &&
+		test $rc = '"$rc_want"' && grep -q -- "'"$want"'" bad.err &&
 		! grep -q "Performance counter stats" bad.err || { echo "rc $rc"; cat bad.err; false; }
 	'
 }
-bad "no-such-event" -e no-such-event -- true
-bad "-I .abc." -I abc -- true
-bad "-r 0" -r 0 -- true
-bad "-r .-1." -r -1 -- true
-bad "-x" -x
-bad "system-wide" -A -- true
-bad "no-such-option" --no-such-option -- true
-bad "999999999" -p 999999999
+bad 129 "no-such-event" -e no-such-event -- true
+bad 129 "-I .abc." -I abc -- true
+bad 129 "-r 0" -r 0 -- true
+bad 234 "-r .-1." -r -1 -- true
+bad 129 "-r .abc." -r abc -- true
+bad 129 "-x" -x
+bad 234 "system-wide" -A -- true
+bad 129 "no-such-option" --no-such-option -- true
+bad 234 "999999999" -p 999999999
+bad 234 "-p .abc." -p abc
+bad 234 "-C .abc." -C abc -- true
+test_expect "bad input: the statuses above are perf stat's own" '
+	for args in "-e no-such-event -- true" "-I abc -- true" "-r -1 -- true" "-r abc -- true" \
+		"-x" "-A -- true" "--no-such-option -- true" "-p 999999999" "-p abc" "-C abc -- true"; do
+		"$PREC" stat $args >/dev/null 2>&1; a=$?
+		perf stat $args >/dev/null 2>&1 </dev/null; b=$?
+		test $a = $b || { echo "$args: prec $a perf $b"; exit 1; }
+	done
+'
+test_expect "an unknown event: perf stat's three lines" '
+	"$PREC" stat -e no-such-event -- true 2>ev.err
+	test "$(wc -l <ev.err)" = 3 && head -1 ev.err | grep -q "^event syntax error: .no-such-event.$" &&
+	sed -n 2p ev.err | grep -q "\\___ " && sed -n 3p ev.err | grep -q "^Run .perf list." ||
+		{ cat ev.err; false; }
+'
+if command -v valgrind >/dev/null; then
+	test_expect "a target that cannot be found leaks nothing" '
+		valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+			"$PREC" stat -p 999999999 2>vg.err; rc=$?
+		test $rc = 234 || { echo "rc $rc"; cat vg.err; false; }
+	'
+else
+	test_skip "a target that cannot be found leaks nothing" "valgrind is not installed"
+fi
 test_expect "bad input: one line for an option, perf stat's status 129" '
 	"$PREC" stat -I abc -- true 2>err; rc=$?
 	test $rc = 129 && test "$(wc -l <err)" = 1
