@@ -66,7 +66,8 @@ rate_ok() {
 	awk -F, -v ev="$2" '$3 == "task-clock" { tc = $1 }
 		$3 == ev { n = $1; m = $6; unit = $7 }
 		END { if (tc == "" || n == "" || m == "") exit 1
-			s = unit == "G/sec" ? 1e9 : unit == "M/sec" ? 1e6 : unit == "K/sec" ? 1e3 : 1
+			s = 1; if (unit == "K/sec") s = 1e3; if (unit == "M/sec") s = 1e6
+			if (unit == "G/sec") s = 1e9
 			lo = n / ((tc + 0.005) / 1000); hi = n / ((tc - 0.005) / 1000)
 			want = n / (tc / 1000)
 			if (m * s < lo - 0.0006 * s || m * s > hi + 0.0006 * s ||
@@ -80,7 +81,7 @@ test_expect "CPUs utilized is task-clock over the elapsed time (perf's, then pre
 '
 perf stat -x, -e task-clock,page-faults,context-switches -- "$TOUCH" 2000 2>perf-m.csv
 "$PREC" stat -x, -e task-clock,page-faults,context-switches -- "$TOUCH" 2000 2>prec-m.csv
-test_expect "-x,: a rate is the count over task-clock, with perf's K/M scaling (perf's, then prec's)" '
+test_expect "-x,: a rate is the count over task-clock, scaled as perf (perf's, then prec's)" '
 	rate_ok perf-m.csv page-faults && rate_ok prec-m.csv page-faults &&
 	rate_ok prec-m.csv context-switches || { cat prec-m.csv; false; }
 '
@@ -129,8 +130,10 @@ fav=$!
 kill $fav
 wait $fav 2>/dev/null
 test_expect "-p PID of a one-thread busy process: about 1 CPU utilized (0.5 to 1.05)" '
-	u=$(awk "/msec task-clock/ { for (i = 1; i < NF; i++) if (\$(i + 1) == \"CPUs\") print \$i }" prec-p1.out)
-	awk -v u="$u" "BEGIN { exit !(u != \"\" && u >= 0.5 && u <= 1.05) }" || { cat prec-p1.out; false; }
+	u=$(awk "/msec task-clock/ {
+		for (i = 1; i < NF; i++) if (\$(i + 1) == \"CPUs\") print \$i }" prec-p1.out)
+	awk -v u="$u" "BEGIN { exit !(u != \"\" && u >= 0.5 && u <= 1.05) }" ||
+		{ cat prec-p1.out; false; }
 '
 perf stat -t $busy -e $EV -- sleep 0.5 2>perf-t.out
 "$PREC" stat -t $busy -e $EV -- sleep 0.5 2>prec-t.out
@@ -216,7 +219,8 @@ cp odir/out.txt out.txt
 (cd odir && "$PREC" stat -e task-clock -o out.txt --append -- true 2>/dev/null)
 test_expect "--append: the first report kept as it was, a second one after it" '
 	n=$(wc -l <out.txt) && head -$n odir/out.txt | cmp -s - out.txt &&
-	test "$(grep -c "^# started on" odir/out.txt)" = 2 && test "$(ls odir | xargs)" = "other out.txt"
+	test "$(grep -c "^# started on" odir/out.txt)" = 2 &&
+	test "$(ls odir | xargs)" = "other out.txt"
 '
 cp odir/out.txt out.txt
 perf stat -e task-clock -o perf-out.txt -- true
@@ -306,13 +310,15 @@ if [ -d /sys/bus/event_source/devices/msr ]; then
 	perf stat -x, -e msr/tsc/ -- true 2>perf-msr.csv
 	"$PREC" stat -x, -e msr/tsc/ -- true 2>prec-msr.csv
 	test_expect "msr/tsc/: counted by perf stat and by prec stat" '
-		grep -Eq "^[0-9]+,,msr/tsc/," perf-msr.csv && grep -Eq "^[0-9]+,,msr/tsc/," prec-msr.csv ||
+		grep -Eq "^[0-9]+,,msr/tsc/," perf-msr.csv &&
+		grep -Eq "^[0-9]+,,msr/tsc/," prec-msr.csv ||
 			{ cat perf-msr.csv prec-msr.csv; false; }
 	'
 	"$PREC" record -q --count msr/tsc/ -o msr.data -- true 2>/dev/null
 	perf stat report -i msr.data >msr-report.out 2>&1
 	test_expect "msr/tsc/: counted by prec record --count (perf stat report reads it)" '
-		grep -Eq "^ +[0-9.]+ +[0-9]+ +msr/tsc/" msr-report.out || { cat msr-report.out; false; }
+		grep -Eq "^ +[0-9.]+ +[0-9]+ +msr/tsc/" msr-report.out ||
+			{ cat msr-report.out; false; }
 	'
 else
 	test_skip "msr/tsc/: counted without exclude_guest" "this machine has no msr PMU"
@@ -341,8 +347,9 @@ bad 234 "999999999" -p 999999999
 bad 234 "-p .abc." -p abc
 bad 234 "-C .abc." -C abc -- true
 test_expect "bad input: the statuses above are perf stat's own" '
-	for args in "-e no-such-event -- true" "-I abc -- true" "-r -1 -- true" "-r abc -- true" \
-		"-x" "-A -- true" "--no-such-option -- true" "-p 999999999" "-p abc" "-C abc -- true"; do
+	for args in "-e no-such-event -- true" "-I abc -- true" "-r -1 -- true" \
+		"-r abc -- true" "-x" "-A -- true" "--no-such-option -- true" "-p 999999999" \
+		"-p abc" "-C abc -- true"; do
 		"$PREC" stat $args >/dev/null 2>&1; a=$?
 		perf stat $args >/dev/null 2>&1 </dev/null; b=$?
 		test $a = $b || { echo "$args: prec $a perf $b"; exit 1; }
@@ -350,7 +357,8 @@ test_expect "bad input: the statuses above are perf stat's own" '
 '
 test_expect "an unknown event: perf stat's three lines" '
 	"$PREC" stat -e no-such-event -- true 2>ev.err
-	test "$(wc -l <ev.err)" = 3 && head -1 ev.err | grep -q "^event syntax error: .no-such-event.$" &&
+	test "$(wc -l <ev.err)" = 3 &&
+	head -1 ev.err | grep -q "^event syntax error: .no-such-event.$" &&
 	sed -n 2p ev.err | grep -q "\\___ " && sed -n 3p ev.err | grep -q "^Run .perf list." ||
 		{ cat ev.err; false; }
 '

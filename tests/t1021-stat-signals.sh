@@ -14,8 +14,8 @@ HOT3=$PREC_BUILD/tests/workloads/hot3
 # opened PID N: wait (30 s at most) until process PID holds N perf event fds: counting started
 opened() {
 	for _ in $(seq 300); do
-		[ "$(find /proc/"$1"/fd -lname 'anon_inode:*perf_event*' 2>/dev/null | wc -l)" -ge "$2" ] &&
-			return 0
+		n=$(find /proc/"$1"/fd -lname 'anon_inode:*perf_event*' 2>/dev/null | wc -l)
+		[ "$n" -ge "$2" ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -49,7 +49,8 @@ test_expect "-I 100 stopped 0.5 s: no two intervals closer than half a step (but
 		{ t = \$1 } END { exit bad }" stall.lines || { cat stall.out; false; }
 '
 test_expect "-I 100 stopped 0.5 s: CPUs utilized divides by the interval's real length" '
-	awk "\$2 != \"-\" && \$2 > 1.5 { bad = 1; print } END { exit bad }" stall.lines || { cat stall.out; false; }
+	awk "\$2 != \"-\" && \$2 > 1.5 { bad = 1; print } END { exit bad }" stall.lines ||
+		{ cat stall.out; false; }
 '
 
 # SIGTERM while a command runs: the command gets it, the counts follow, status 143.
@@ -58,7 +59,9 @@ pid=$!
 opened $pid 1
 for _ in $(seq 300); do
 	child=$(pgrep -P $pid)
-	[ -n "$child" ] && [ "$(readlink /proc/"$child"/exe)" != "$(readlink /proc/$pid/exe)" ] && break
+	# the child has exec'd the command once it is no longer prec
+	[ -n "$child" ] && [ "$(readlink /proc/"$child"/exe)" != "$(readlink /proc/$pid/exe)" ] &&
+		break
 	sleep 0.1
 done
 kill -TERM $pid
@@ -68,7 +71,8 @@ test_expect "SIGTERM with a command: the command ends by it, the counts, then st
 	test $rc_term = 143 && ! kill -0 "$child" 2>/dev/null &&
 	grep -q "^sleep: Terminated" term.out &&
 	grep -q "Performance counter stats for .sleep 10.:" term.out &&
-	grep -Eq "^ +[0-9.]+ msec task-clock" term.out || { echo "rc $rc_term"; cat term.out; false; }
+	grep -Eq "^ +[0-9.]+ msec task-clock" term.out ||
+		{ echo "rc $rc_term"; cat term.out; false; }
 '
 
 # SIGTERM without a command: the counts, then status 143.
@@ -80,7 +84,8 @@ wait $pid
 rc_wide=$?
 test_expect "SIGTERM without a command: 'system wide' counts printed, status 143" '
 	test $rc_wide = 143 && grep -q "stats for .system wide.:" term-wide.out &&
-	grep -Eq "^ +[0-9.]+ msec cpu-clock" term-wide.out || { echo "rc $rc_wide"; cat term-wide.out; false; }
+	grep -Eq "^ +[0-9.]+ msec cpu-clock" term-wide.out ||
+		{ echo "rc $rc_wide"; cat term-wide.out; false; }
 '
 
 done_testing
