@@ -476,6 +476,22 @@ static int open_event(struct counting *c, struct cnt_event *e)
 			k = -1;
 			continue;
 		}
+		/*
+		 * A PMU that cannot tell a guest from its host (msr, uncore) refuses the
+		 * exclude_guest the parser sets by default: count without it, as perf stat 6.1
+		 * does when it finds that missing, and so do the events that read this counter.
+		 */
+		if (err == EINVAL && (a->exclude_guest || a->exclude_host) && !opened) {
+			a->exclude_guest = a->exclude_host = 0;
+			for (int j = 0; j < c->nr_ev; j++) {
+				if (c->ev[j].shared == e - c->ev)
+					c->ev[j].attr.exclude_guest = c->ev[j].attr.exclude_host = 0;
+			}
+			debug(1, "counting %s: the PMU refuses exclude_guest, counting without it",
+			      e->name);
+			k = -1;
+			continue;
+		}
 		/* A thread of -p that exited meanwhile: as the recorder does, go on. */
 		if (err == ESRCH && c->t.nr_threads > 1)
 			continue;

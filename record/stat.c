@@ -31,6 +31,8 @@
 
 /* perf stat's status for a bad option. */
 #define STAT_USAGE 129
+/* perf stat's status for a target or option value it refuses after parsing (its -EINVAL). */
+#define STAT_BAD_TARGET 234
 /* perf stat's status when the command cannot run or the output cannot be created. */
 #define STAT_FAILED 255
 
@@ -173,6 +175,11 @@ static int parse_options(struct stat_opts *o, int argc, char **argv)
 			o->no_aggr = true;
 			break;
 		case 'r':
+			/* perf parses a negative count, then refuses it with another status */
+			if (optarg[0] == '-' && !parse_u64(optarg + 1, &v)) {
+				bad_usage("-r '%s': the run count must be a positive number", optarg);
+				return STAT_BAD_TARGET;
+			}
 			if (parse_u64(optarg, &v) || v > 100000)
 				return bad_usage("-r '%s': the run count must be a positive number",
 						 optarg);
@@ -210,8 +217,10 @@ static int parse_options(struct stat_opts *o, int argc, char **argv)
 	/* As perf stat: no command and no target counts the whole system until interrupted. */
 	if (!o->argc && !o->pid_list && !o->tid_list && !o->cpu_list)
 		o->system_wide = true;
-	if (o->no_aggr && !o->system_wide && !o->cpu_list)
-		return bad_usage("no-aggregation mode (-A) is only available in system-wide mode");
+	if (o->no_aggr && !o->system_wide && !o->cpu_list) {
+		bad_usage("no-aggregation mode (-A) is only available in system-wide mode");
+		return STAT_BAD_TARGET;
+	}
 	if (!o->events.nr) {
 		bool cpus = o->system_wide || o->cpu_list;
 
@@ -315,8 +324,12 @@ static void diff_values(struct stat_print_value *d, const struct stat_print_valu
 	}
 }
 
+/*
+ * One interval of -I: the counts since the last one. Its rates divide by the time it really
+ * lasted, which is longer than -I's when prec could not run on time (stopped, a busy machine).
+ */
 static void print_interval(struct stat_run *s, struct stat_print *p, struct run_result *now,
-			   struct run_result *prev, u64 since_start)
+			   struct run_result *prev, u64 since_start, u64 length)
 {
 	int n = s->nr_ev * (p->no_aggr ? s->nr_cpus : 1);
 	struct stat_print_value *d = xcalloc(n, sizeof(*d));
@@ -326,7 +339,7 @@ static void print_interval(struct stat_run *s, struct stat_print *p, struct run_
 		    n);
 	stat_print_timestamp(p, since_start, prefix, sizeof(prefix));
 	stat_print_interval_header(p);
-	stat_print_counters(p, s->pev, s->nr_ev, d, (double)s->o->interval_ms * 1e6, prefix);
+	stat_print_counters(p, s->pev, s->nr_ev, d, (double)length, prefix);
 	fflush(p->out);
 	free(d);
 	memcpy(prev->total, now->total, s->nr_ev * sizeof(*now->total));
@@ -368,7 +381,7 @@ static void count_until_done(struct stat_run *s, struct stat_print *p, struct ru
 {
 	const struct stat_opts *o = s->o;
 	struct run_result *prev = NULL;
-	u64 next = 0, step = (u64)o->interval_ms * 1000000ULL;
+	u64 next = 0, step = (u64)o->interval_ms * 1000000ULL, last = start;
 	bool watch = s->t.task && s->t.workload_pid <= 0;
 	sigset_t set;
 
@@ -399,10 +412,20 @@ static void count_until_done(struct stat_run *s, struct stat_print *p, struct ru
 		if (sig < 0 && errno == EAGAIN && (!step || now_ns() < next))
 			continue;
 		if (sig < 0 && errno == EAGAIN) {
+			u64 now;
+
 			counting_read(s->eng);
 			take_readings(s, r);
-			print_interval(s, p, r, prev, now_ns() - start);
+			now = now_ns();
+			print_interval(s, p, r, prev, now - start, now - last);
+			last = now;
+			/*
+			 * On time, the next interval keeps to the grid of -I; after a stall the steps
+			 * missed are one longer interval, already printed, and the grid starts anew.
+			 */
 			next += step;
+			if (next < now + step / 2)
+				next = now + step;
 			continue;
 		}
 		if (sig == SIGCHLD && s->t.workload_pid > 0) {
@@ -413,17 +436,26 @@ static void count_until_done(struct stat_run *s, struct stat_print *p, struct ru
 				break;
 			}
 		} else if ((sig == SIGINT || sig == SIGTERM) && s->t.workload_pid <= 0) {
-			/* A command gets the terminal's signal itself; counting goes on until it ends. */
 			s->exit_signal = sig;
 			break;
+		} else if (sig == SIGTERM && !s->exited) {
+			/*
+			 * A command gets the terminal's SIGINT itself, but SIGTERM is sent to prec
+			 * alone: pass it on, count until the command ends, then end with it.
+			 */
+			kill(s->t.workload_pid, SIGTERM);
+			s->exit_signal = sig;
 		}
 	}
 	r->elapsed_ns = (double)(now_ns() - start);
 	counting_disable(s->eng);
 	counting_read(s->eng);
 	take_readings(s, r);
-	if (step)
-		print_interval(s, p, r, prev, now_ns() - start);
+	if (step) {
+		u64 now = now_ns();
+
+		print_interval(s, p, r, prev, now - start, now - last);
+	}
 	result_free(prev);
 }
 
@@ -486,8 +518,10 @@ static int run_once(struct stat_state *st)
 
 	memset(&s, 0, sizeof(s));
 	s.o = o;
-	if (target_init(&s.t, o->system_wide, o->cpu_list, o->pid_list, o->tid_list, NULL))
-		return 1;
+	if (target_init(&s.t, o->system_wide, o->cpu_list, o->pid_list, o->tid_list, NULL)) {
+		target_free(&s.t);
+		return STAT_BAD_TARGET;
+	}
 	s.nr_cpus = s.t.nr_cpus;
 	if (o->argc && target_workload_prepare(&s.t, o->argv, false)) {
 		target_free(&s.t);
@@ -650,7 +684,9 @@ static int command_status(int status)
 /**
  * cmd_stat - prec stat: count events as perf stat does.
  *
- * Return: the command's exit status, 129 for a bad option, 1 or 255 when counting failed.
+ * Return: the command's exit status, 129 for a bad option, 234 for a target or value perf
+ * refuses after parsing, 1 or 255 when counting failed; SIGINT or SIGTERM that ended counting
+ * ends prec itself once the counts are printed.
  */
 int cmd_stat(int argc, char **argv)
 {

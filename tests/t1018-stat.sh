@@ -1,8 +1,9 @@
 #!/bin/bash
 # t1018: prec stat against perf stat 6.1 on the same workloads: the same lines and fields in the
-# same order (everything but the numbers), task-clock within 2% on a CPU-bound workload, equal
-# page-faults on one that touches a fixed number of pages; the targets (-a, -C, -p, -t), -I, -A,
-# -r, -o, the exit status of the command, SIGINT without a command, and bad input.
+# same order (everything but the numbers), the metrics recomputed from the counts, task-clock
+# within 2% on a CPU-bound workload, equal page-faults on one that touches a fixed number of
+# pages; the targets (-a, -C, -p, -t), -I, -A, -r, -o, the exit status of the command, SIGINT
+# without a command, an event whose PMU refuses exclude_guest, and bad input with perf's status.
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
 
@@ -49,6 +50,42 @@ test_expect "task-clock of 1 s of CPU: within 2% of perf stat's" '
 		{ echo "perf $a prec $b"; false; }
 '
 
+# The metric columns, recomputed from the other fields (the checks run on perf's output too, so
+# that they are known to hold there): task-clock's "CPUs utilized" is the task-clock over the
+# elapsed time, a rate "/sec" the count over the task-clock's seconds, scaled by K, M or G as perf
+# scales it (the largest that leaves at least 1), each within the rounding of what is printed.
+cpus_utilized_ok() {
+	awk '/msec task-clock/ { tc = $1; for (i = 1; i < NF; i++) if ($(i + 1) == "CPUs") u = $i }
+		/seconds time elapsed/ { el = $1 }
+		END { if (tc == "" || u == "" || el == "") exit 1
+			gsub(",", "", tc); want = tc / 1000 / el; d = u - want; if (d < 0) d = -d
+			if (d > 0.0006 + want * 0.0001) { print "task-clock", tc, "elapsed", el,
+				"utilized", u, "want", want; exit 1 } }' "$1"
+}
+rate_ok() {
+	awk -F, -v ev="$2" '$3 == "task-clock" { tc = $1 }
+		$3 == ev { n = $1; m = $6; unit = $7 }
+		END { if (tc == "" || n == "" || m == "") exit 1
+			s = 1; if (unit == "K/sec") s = 1e3; if (unit == "M/sec") s = 1e6
+			if (unit == "G/sec") s = 1e9
+			lo = n / ((tc + 0.005) / 1000); hi = n / ((tc - 0.005) / 1000)
+			want = n / (tc / 1000)
+			if (m * s < lo - 0.0006 * s || m * s > hi + 0.0006 * s ||
+			    (s > 1 && want < s) || want >= s * 1000 && s < 1e9) {
+				print ev, n, "task-clock", tc, "rate", m, unit; exit 1 } }' "$1"
+}
+perf stat -e task-clock,page-faults -- "$TOUCH" 2000 2>perf-m.out
+"$PREC" stat -e task-clock,page-faults -- "$TOUCH" 2000 2>prec-m.out
+test_expect "CPUs utilized is task-clock over the elapsed time (perf's, then prec's)" '
+	cpus_utilized_ok perf-m.out && cpus_utilized_ok prec-m.out || { cat prec-m.out; false; }
+'
+perf stat -x, -e task-clock,page-faults,context-switches -- "$TOUCH" 2000 2>perf-m.csv
+"$PREC" stat -x, -e task-clock,page-faults,context-switches -- "$TOUCH" 2000 2>prec-m.csv
+test_expect "-x,: a rate is the count over task-clock, scaled as perf (perf's, then prec's)" '
+	rate_ok perf-m.csv page-faults && rate_ok prec-m.csv page-faults &&
+	rate_ok prec-m.csv context-switches || { cat prec-m.csv; false; }
+'
+
 # page-faults of a workload that touches 2000 fresh pages, address randomisation off in both (the
 # stack and the loader otherwise take a page more or less from run to run).
 for i in 1 2 3; do
@@ -86,21 +123,35 @@ same_shape "-p PID: 'process id', counted while the command runs" perf-p.out pre
 test_expect "-p PID: the busy process's task-clock is counted" '
 	grep -Eq "^ +[0-9.]+ msec task-clock" prec-p.out && grep -q "process id .$busy." prec-p.out
 '
+# ahead of the machine's other work, so that it has its CPU (a bounded workload: 5 s of CPU)
+$FAVOURED "$HOT3" -c 5 >/dev/null &
+fav=$!
+"$PREC" stat -p $fav -e task-clock -- sleep 1 2>prec-p1.out
+kill $fav
+wait $fav 2>/dev/null
+test_expect "-p PID of a one-thread busy process: about 1 CPU utilized (0.5 to 1.05)" '
+	u=$(awk "/msec task-clock/ {
+		for (i = 1; i < NF; i++) if (\$(i + 1) == \"CPUs\") print \$i }" prec-p1.out)
+	awk -v u="$u" "BEGIN { exit !(u != \"\" && u >= 0.5 && u <= 1.05) }" ||
+		{ cat prec-p1.out; false; }
+'
 perf stat -t $busy -e $EV -- sleep 0.5 2>perf-t.out
 "$PREC" stat -t $busy -e $EV -- sleep 0.5 2>prec-t.out
 same_shape "-t TID: 'thread id'" perf-t.out prec-t.out
 kill $busy
 wait $busy 2>/dev/null
 
-# -p without a command: counting ends when the process does, as perf stat's.
-sleep 0.5 &
-short=$!
-timeout 30 "$PREC" stat -p $short -e task-clock 2>p-end.out
-rc_pend=$?
-test_expect "-p PID without a command: ends with the process, its counts printed" '
-	test $rc_pend = 0 && grep -q "process id .$short." p-end.out &&
-	grep -q "seconds time elapsed" p-end.out || { echo "rc $rc_pend"; cat p-end.out; false; }
-'
+# -p and -t without a command: counting ends when the process or thread does, as perf stat's.
+for opt in "-p process" "-t thread"; do
+	sleep 0.5 &
+	short=$!
+	timeout 30 "$PREC" stat ${opt% *} $short -e task-clock 2>end.out
+	rc_end=$?
+	test_expect "${opt% *} without a command: ends with the ${opt#* }, its counts printed" '
+		test $rc_end = 0 && grep -q "'"${opt#* }"' id .$short." end.out &&
+		grep -q "seconds time elapsed" end.out || { echo "rc $rc_end"; cat end.out; false; }
+	'
+done
 
 # -I 200 on a command that sleeps one second: intervals of every event, their timestamps never
 # early (they may be late on a busy machine), five of them and maybe a last shorter one.
@@ -149,14 +200,29 @@ test_expect "-r 3: '(3 runs)' and the elapsed time's deviation" '
 perf stat -r 3 -x, -e task-clock,page-faults -- "$TOUCH" 500 2>perf-r.csv
 "$PREC" stat -r 3 -x, -e task-clock,page-faults -- "$TOUCH" 500 2>prec-r.csv
 same_shape "-r 3 -x,: the noise field after the event, as perf's" perf-r.csv prec-r.csv
+"$PREC" stat -r 3 -e task-clock -- sh -c 'echo run >>runs.txt' 2>/dev/null
+test_expect "-r 3: the command runs three times" 'test "$(wc -l <runs.txt)" = 3'
 
-# -o FILE and --append.
-"$PREC" stat -e task-clock -o out.txt -- true 2>o.err
+# -o FILE and --append, in a directory of their own: an existing file is replaced, nothing else
+# is touched; --append keeps what was there.
+mkdir odir && echo "old line" >odir/out.txt && echo keep >odir/other
+(cd odir && "$PREC" stat -e task-clock -o out.txt -- true 2>../o.err)
 test_expect "-o FILE: the counts go to the file after '# started on', not to stderr" '
-	head -1 out.txt | grep -q "^# started on " && grep -q "msec task-clock" out.txt &&
+	head -1 odir/out.txt | grep -q "^# started on " && grep -q "msec task-clock" odir/out.txt &&
 	! grep -q task-clock o.err
 '
-"$PREC" stat -e task-clock -o out.txt --append -- true 2>/dev/null
+test_expect "-o FILE: an existing file is replaced, nothing else touched" '
+	! grep -q "old line" odir/out.txt && test "$(ls odir | xargs)" = "other out.txt" &&
+	test "$(cat odir/other)" = keep
+'
+cp odir/out.txt out.txt
+(cd odir && "$PREC" stat -e task-clock -o out.txt --append -- true 2>/dev/null)
+test_expect "--append: the first report kept as it was, a second one after it" '
+	n=$(wc -l <out.txt) && head -$n odir/out.txt | cmp -s - out.txt &&
+	test "$(grep -c "^# started on" odir/out.txt)" = 2 &&
+	test "$(ls odir | xargs)" = "other out.txt"
+'
+cp odir/out.txt out.txt
 perf stat -e task-clock -o perf-out.txt -- true
 perf stat -e task-clock -o perf-out.txt --append -- true
 same_shape "--append: a second report after the first, as perf's" perf-out.txt out.txt
@@ -238,24 +304,73 @@ test_expect "-v: each event's value, time enabled and time running, as perf -v" 
 	grep -Eq "^page-faults: [0-9]+ [0-9]+ [0-9]+$" v.out || { cat v.out; false; }
 '
 
-# Bad input: a message that names what is wrong, a non-zero status, no counting.
+# An event whose PMU refuses exclude_guest (msr): counted without it, as perf retries it, by
+# prec stat and by prec record --count alike (one engine).
+if [ -d /sys/bus/event_source/devices/msr ]; then
+	perf stat -x, -e msr/tsc/ -- true 2>perf-msr.csv
+	"$PREC" stat -x, -e msr/tsc/ -- true 2>prec-msr.csv
+	test_expect "msr/tsc/: counted by perf stat and by prec stat" '
+		grep -Eq "^[0-9]+,,msr/tsc/," perf-msr.csv &&
+		grep -Eq "^[0-9]+,,msr/tsc/," prec-msr.csv ||
+			{ cat perf-msr.csv prec-msr.csv; false; }
+	'
+	"$PREC" record -q --count msr/tsc/ -o msr.data -- true 2>/dev/null
+	perf stat report -i msr.data >msr-report.out 2>&1
+	test_expect "msr/tsc/: counted by prec record --count (perf stat report reads it)" '
+		grep -Eq "^ +[0-9.]+ +[0-9]+ +msr/tsc/" msr-report.out ||
+			{ cat msr-report.out; false; }
+	'
+else
+	test_skip "msr/tsc/: counted without exclude_guest" "this machine has no msr PMU"
+fi
+
+# Bad input: a message that names what is wrong, no counting, and the status perf stat 6.1
+# gives for the same input (-r 0 is perf's "until interrupted", which prec refuses).
 bad() {
-	local want=$1
-	shift
-	test_expect "bad input: prec stat $*" '
+	local rc_want=$1 want=$2
+	shift 2
+	test_expect "bad input: prec stat $*: status $rc_want" '
 		"$PREC" stat '"$*"' >bad.out 2>bad.err; rc=$?
-		test $rc = 129 -o $rc = 1 && grep -q -- "'"$want"'" bad.err &&
+		test $rc = '"$rc_want"' && grep -q -- "'"$want"'" bad.err &&
 		! grep -q "Performance counter stats" bad.err || { echo "rc $rc"; cat bad.err; false; }
 	'
 }
-bad "no-such-event" -e no-such-event -- true
-bad "-I .abc." -I abc -- true
-bad "-r 0" -r 0 -- true
-bad "-r .-1." -r -1 -- true
-bad "-x" -x
-bad "system-wide" -A -- true
-bad "no-such-option" --no-such-option -- true
-bad "999999999" -p 999999999
+bad 129 "no-such-event" -e no-such-event -- true
+bad 129 "-I .abc." -I abc -- true
+bad 129 "-r 0" -r 0 -- true
+bad 234 "-r .-1." -r -1 -- true
+bad 129 "-r .abc." -r abc -- true
+bad 129 "-x" -x
+bad 234 "system-wide" -A -- true
+bad 129 "no-such-option" --no-such-option -- true
+bad 234 "999999999" -p 999999999
+bad 234 "-p .abc." -p abc
+bad 234 "-C .abc." -C abc -- true
+test_expect "bad input: the statuses above are perf stat's own" '
+	for args in "-e no-such-event -- true" "-I abc -- true" "-r -1 -- true" \
+		"-r abc -- true" "-x" "-A -- true" "--no-such-option -- true" "-p 999999999" \
+		"-p abc" "-C abc -- true"; do
+		"$PREC" stat $args >/dev/null 2>&1; a=$?
+		perf stat $args >/dev/null 2>&1 </dev/null; b=$?
+		test $a = $b || { echo "$args: prec $a perf $b"; exit 1; }
+	done
+'
+test_expect "an unknown event: perf stat's three lines" '
+	"$PREC" stat -e no-such-event -- true 2>ev.err
+	test "$(wc -l <ev.err)" = 3 &&
+	head -1 ev.err | grep -q "^event syntax error: .no-such-event.$" &&
+	sed -n 2p ev.err | grep -q "\\___ " && sed -n 3p ev.err | grep -q "^Run .perf list." ||
+		{ cat ev.err; false; }
+'
+if command -v valgrind >/dev/null; then
+	test_expect "a target that cannot be found leaks nothing" '
+		valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+			"$PREC" stat -p 999999999 2>vg.err; rc=$?
+		test $rc = 234 || { echo "rc $rc"; cat vg.err; false; }
+	'
+else
+	test_skip "a target that cannot be found leaks nothing" "valgrind is not installed"
+fi
 test_expect "bad input: one line for an option, perf stat's status 129" '
 	"$PREC" stat -I abc -- true 2>err; rc=$?
 	test $rc = 129 && test "$(wc -l <err)" = 1
