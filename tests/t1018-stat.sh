@@ -87,20 +87,21 @@ test_expect "-x,: a rate is the count over task-clock, scaled as perf (perf's, t
 '
 
 # page-faults of a workload that touches 2000 fresh pages, address randomisation off in both (the
-# stack and the loader otherwise take a page more or less from run to run).
+# stack and the loader otherwise take a page more or less from run to run). A loaded machine
+# adds a fault now and then (a page reclaimed or migrated under the workload), never takes one
+# away: the fewest of three runs is the workload's own count, in perf and in prec.
 for i in 1 2 3; do
 	setarch -R perf stat -x, -e page-faults -- "$TOUCH" 2000 2>>perf-pf.csv
+	setarch -R "$PREC" stat -x, -e page-faults -- "$TOUCH" 2000 2>>prec-pf.csv
 done
-setarch -R "$PREC" stat -x, -e page-faults -- "$TOUCH" 2000 2>prec-pf.csv
-if [ "$(cut -d, -f1 perf-pf.csv | sort -u | wc -l)" = 1 ]; then
-	test_expect "page-faults of a fixed workload: equal to perf stat's" '
-		test "$(head -1 perf-pf.csv | cut -d, -f1)" = "$(cut -d, -f1 prec-pf.csv)" ||
-			{ cat perf-pf.csv prec-pf.csv; false; }
-	'
-else
-	test_skip "page-faults of a fixed workload: equal to perf stat's" \
-		"perf's own count differs from run to run here: $(cut -d, -f1 perf-pf.csv | xargs)"
-fi
+# fewest FILE: the smallest page-faults count of the runs in FILE
+fewest() {
+	grep ",page-faults," "$1" | cut -d, -f1 | sort -n | head -1
+}
+test_expect "page-faults of a fixed workload: equal to perf stat's (the fewest of 3 runs)" '
+	test "$(fewest perf-pf.csv)" -ge 2000 && test "$(fewest perf-pf.csv)" = "$(fewest prec-pf.csv)" ||
+		{ cat perf-pf.csv prec-pf.csv; false; }
+'
 
 # The targets: the header and the lines as perf's.
 EV=task-clock,page-faults,context-switches
@@ -264,7 +265,10 @@ test_expect "SIGINT without a command: 'system wide' counts printed, status 130"
 if have bpf; then
 	export PREC_BPF_PIN_ROOT=/sys/fs/bpf/prec-t1018-$$
 	at_exit "rm -rf '$PREC_BPF_PIN_ROOT'"
-	"$PREC" stat -v -x, --bpf-counters -e task-clock -- "$HOT3" -c 1 2>bpf-tc.csv
+	# At the lowest real-time priority, the workload is not preempted by other work: a shared
+	# counter charges a task the switches it takes (man/prec-record.1), which here are the
+	# machine's load, not what is compared.
+	"$PREC" stat -v -x, --bpf-counters -e task-clock -- $FAVOURED "$HOT3" -c 1 2>bpf-tc.csv
 	rc_bpf=$?
 	test_expect "--bpf-counters: -v says the session created the shared counter" '
 		test $rc_bpf = 0 &&
@@ -276,17 +280,14 @@ if have bpf; then
 		awk -v a="$a" -v b="$b" "BEGIN { d = a - b; if (d < 0) d = -d;
 			exit !(a > 900 && d <= a * 0.02) }" || { echo "perf $a prec $b"; false; }
 	'
-	setarch -R "$PREC" stat -x, --bpf-counters -e page-faults -- "$TOUCH" 2000 2>bpf-pf.csv
-	if [ "$(cut -d, -f1 perf-pf.csv | sort -u | wc -l)" = 1 ]; then
-		test_expect "--bpf-counters: page-faults of the fixed workload equal to perf stat's" '
-			test "$(head -1 perf-pf.csv | cut -d, -f1)" = \
-				"$(grep ",page-faults," bpf-pf.csv | cut -d, -f1)" ||
-				{ cat perf-pf.csv bpf-pf.csv; false; }
-		'
-	else
-		test_skip "--bpf-counters: page-faults of the fixed workload equal to perf stat's" \
-			"perf stat's own three runs disagree: $(cut -d, -f1 perf-pf.csv | tr '\n' ' ')"
-	fi
+	for i in 1 2 3; do
+		setarch -R "$PREC" stat -x, --bpf-counters -e page-faults -- "$TOUCH" 2000 \
+			2>>bpf-pf.csv
+	done
+	test_expect "--bpf-counters: page-faults of the fixed workload equal to perf stat's" '
+		test "$(fewest perf-pf.csv)" = "$(fewest bpf-pf.csv)" ||
+			{ cat perf-pf.csv bpf-pf.csv; false; }
+	'
 	test_expect "--bpf-counters: a group counts with its own counters, one line each says why" '
 		"$PREC" stat --bpf-counters -e "{task-clock,page-faults}" -- true 2>bpf-g.out &&
 		grep -q "^prec: --bpf-counters: task-clock counts with its own counters: it is in a group$" bpf-g.out &&
