@@ -73,8 +73,18 @@ session() {
 		kill -0 "$(cat "$name.pid")" 2>/dev/null || break
 		sleep 0.02
 	done
-	# the readers are attached right after that line
-	sleep 0.3
+	# the readers are attached right after that line: wait for their two sched_switch links (a
+	# loaded machine can take longer than any fixed sleep)
+	for _ in $(seq 1500); do
+		[ "$(switch_links "$(cat "$name.pid")")" -ge 2 ] && break
+		kill -0 "$(cat "$name.pid")" 2>/dev/null || break
+		sleep 0.02
+	done
+}
+
+# switch_links PID: the BPF links on sched_switch the process holds
+switch_links() {
+	grep -l "^tp_name:.sched_switch$" /proc/"$1"/fdinfo/* 2>/dev/null | wc -l
 }
 
 # stop NAME: SIGINT, and wait for it to finish its file
@@ -90,7 +100,12 @@ reference() {
 	perf stat -x, -e task-clock,page-faults -p "$W" 2>"$1.csv" &
 	echo $! >"$1.pid"
 	at_exit "kill -9 $!"
-	sleep 0.3
+	# counting once its two counters are open (it enables them right after)
+	for _ in $(seq 1500); do
+		[ "$(perf_event_fds "$(cat "$1.pid")")" -ge 2 ] && break
+		sleep 0.02
+	done
+	sleep 0.1
 }
 ref_stop() {
 	stop "$1"
@@ -115,10 +130,14 @@ ref() {
 	awk -F, -v n="$2" '$3 == n { if ($2 == "msec") printf "%.0f\n", $1 * 1e6; else print $1 }' \
 		"$1.csv"
 }
-# within A B PCT: A and B are numbers and differ by at most PCT% of B
+# equal A B: A and B are the same count (else both are printed)
+equal() {
+	[ -n "$1" ] && [ "$1" = "$2" ] || { echo "$1 against $2"; false; }
+}
+# within A B PCT: A and B are numbers and differ by at most PCT% of B (else both are printed)
 within() {
 	awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d;
-		exit !(a != "" && b > 0 && d <= b * p / 100) }'
+		exit !(a != "" && b > 0 && d <= b * p / 100) }' || { echo "$1 against $2"; false; }
 }
 
 # Can this kernel share a counter at all? (bpffs, BPF programs on raw tracepoints)
@@ -152,7 +171,7 @@ cp A.err A.err.saved
 test_expect "the first session's task-clock is within 2% of perf stat's" \
 	'within "$(total A task-clock)" "$(ref R1 task-clock)" 2'
 test_expect "its page faults are perf stat's exactly" \
-	'[ "$(total A page-faults)" = "$(ref R1 page-faults)" ] &&
+	'equal "$(total A page-faults)" "$(ref R1 page-faults)" &&
 	 [ "$(ref R1 page-faults)" -ge $PAGES ]'
 test_expect "prec report --counters says its readings came through counters it created" \
 	'"$PREC" report --counters -i A.data >A.rep &&
@@ -171,7 +190,7 @@ for s in B C; do
 	test_expect "session $s (both bursts, the first session gone in between): task-clock within 2%" \
 		'within "$(total $s task-clock)" "$(( $(ref R1 task-clock) + $(ref R2 task-clock) ))" 2'
 	test_expect "session $s: the page faults exactly" \
-		'[ "$(total $s page-faults)" = "$(( $(ref R1 page-faults) + $(ref R2 page-faults) ))" ]'
+		'equal "$(total $s page-faults)" "$(( $(ref R1 page-faults) + $(ref R2 page-faults) ))"'
 done
 test_expect "--json says a later session joined the counters" \
 	'"$PREC" report --counters --json -i B.data >B.json &&
@@ -201,7 +220,7 @@ ref_stop R3
 test_expect "it reads right: task-clock within 2%" \
 	'within "$(total N task-clock)" "$(ref R3 task-clock)" 2'
 test_expect "... the page faults exactly" \
-	'[ "$(total N page-faults)" = "$(ref R3 page-faults)" ]'
+	'equal "$(total N page-faults)" "$(ref R3 page-faults)"'
 test_expect "and, the last live user, it removed what the killed session left" '! [ -e "$ROOT" ]'
 
 # A stale entry: its array's pin removed behind the map's back; the event is created again.
