@@ -102,6 +102,7 @@ void dso_free(struct dso *dso)
 	free(dso->syms);
 	free(dso->starts);
 	free(dso->starts_idx);
+	free(dso->pick);
 	free(dso->segs);
 	pool_free(&dso->strings);
 	free(dso->symsrc);
@@ -211,7 +212,7 @@ const struct sym *dso_find_sym(struct dsos *d, struct dso *dso, u64 addr)
 
 	if (!dso->loaded)
 		dso_load(d, dso);
-	hi = dso->nr_syms;
+	hi = dso->pick ? dso->nr_picks : dso->nr_syms;
 	st = dso->starts;
 	if (!hi || addr < st[0])
 		return NULL;
@@ -240,6 +241,8 @@ const struct sym *dso_find_sym(struct dsos *d, struct dso *dso, u64 addr)
 		else
 			hi = mid;
 	}
+	if (dso->pick)
+		return dso->pick[lo] == NO_PICK ? NULL : &dso->syms[dso->pick[lo]];
 	s = &dso->syms[lo];
 	if (addr < s->end || addr == s->start)
 		return s;
@@ -452,6 +455,9 @@ static bool prefetch_take(struct dsos *d, struct dso *dso)
 	dso->nr_idx = x->nr_idx;
 	dso->nr_syms = x->nr_syms;
 	dso->cap_syms = x->cap_syms;
+	dso->nr_added = x->nr_added;
+	dso->pick = x->pick;
+	dso->nr_picks = x->nr_picks;
 	dso->strings = x->strings;
 	dso->segs = x->segs;
 	dso->nr_segs = x->nr_segs;

@@ -464,10 +464,17 @@ void load_elf_dso_quiet(struct dsos *d, struct dso *dso)
 
 		dso->dynsym_only = type == SHT_DYNSYM;
 		if (load_elf_syms(dso, &files[sym_src], type)) {
-			dso_sort_syms(dso, true);
-			/* perf adds the PLT entries of the mapped file, when it found symbols */
+			struct sym_log log = {0};
+
+			dso_sort_syms_log(dso, true, &log);
+			/*
+			 * perf adds the PLT entries of the mapped file, when it found symbols,
+			 * after its zero-size ones were stretched to the next: _init over .plt
+			 */
 			if (seg_src >= 0 && synth_plt(dso, &files[seg_src]))
-				dso_sort_syms(dso, false);
+				dso_sort_syms_log(dso, false, &log);
+			dso_pick_overlaps(dso, &log);
+			sym_log_free(&log);
 		}
 		free(dso->symsrc);
 		dso->symsrc =

@@ -68,6 +68,33 @@ void sym_demangle_into(struct sym *s, struct strpool *pool);
  */
 void sym_demangle_exit(void);
 
+/* The duplicates dso_sort_syms_log() dropped, in the order it dropped them. */
+struct sym_log {
+	struct sym_erased {
+		u32 seq;   /* the dropped symbol's */
+		u32 added; /* how many symbols had been added by then */
+		u64 start;
+	} *v;
+	u32 nr, cap;
+};
+
+/**
+ * dso_sort_syms_log - dso_sort_syms(), noting in log (when not NULL) each duplicate it drops.
+ */
+void dso_sort_syms_log(struct dso *dso, bool fixup_ends, struct sym_log *log);
+
+/**
+ * sym_log_free - free what log holds and empty it.
+ */
+void sym_log_free(struct sym_log *log);
+
+/**
+ * dso_pick_overlaps - where the symbols of dso overlap, note for each stretch of addresses the
+ * one perf's lookup finds (dso->pick), from the order they were added and log, the duplicates
+ * dropped since; call it after the last dso_sort_syms_log(), which drops the notes.
+ */
+void dso_pick_overlaps(struct dso *dso, const struct sym_log *log);
+
 /* ---- symbol-elf.c ---- */
 
 /* Set in dsos_prefetch()'s thread, which must not print. */

@@ -9,11 +9,12 @@
  * kernel's symbols come from /proc/kallsyms (and its modules from /proc/modules) at report time,
  * as perf does; [vdso] from prec's own vdso; JIT code from /tmp/perf-PID.map.
  *
- * Symbols are kept in one array per dso sorted by address and found by binary search. Their
- * addresses are what a map gives for an address in it (pgoff plus the distance into the map):
- * for files, the file offset (a symbol's ELF virtual address less the load bias, p_vaddr -
- * p_offset, of the PT_LOAD of the mapped file that holds it, as perf does); for the kernel, the
- * address itself.
+ * Symbols are kept in one array per dso sorted by address and found by binary search (where
+ * they overlap, the search is over stretches of addresses, each naming the symbol perf finds
+ * there: see dso_pick_overlaps()). Their addresses are what a map gives for an address in it
+ * (pgoff plus the distance into the map): for files, the file offset (a symbol's ELF virtual
+ * address less the load bias, p_vaddr - p_offset, of the PT_LOAD of the mapped file that holds
+ * it, as perf does); for the kernel, the address itself.
  *
  * dso.c holds the table of dsos, JIT maps and the thread that loads ahead; sym.c the symbol
  * arrays and their names; symbol-elf.c reads ELF files and [vdso]; kernel.c reads kallsyms and
@@ -37,6 +38,7 @@ struct sym {
 	u32 frame;  /* the session's frame for it, once there is one (0 until then) */
 	u8 binding; /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
 	u8 mangled; /* name is still the C++ mangled name: sym_name() demangles it once */
+	u32 seq;    /* the order it was added in: perf's lookup among overlapping symbols uses it */
 };
 
 /*
@@ -81,6 +83,7 @@ enum dso_status {
 };
 
 #define SYM_BLOCK 64
+#define NO_PICK UINT32_MAX
 
 struct dso_seg {
 	u64 vaddr, memsz, offset;
@@ -115,6 +118,13 @@ struct dso {
 	u64 *starts_idx;  /* every SYM_BLOCK-th of them, for big tables (NULL for small ones) */
 	u32 nr_idx;
 	u32 nr_syms, cap_syms;
+	u32 nr_added; /* symbols ever added, duplicates included: the next sym's seq */
+	/*
+	 * Where symbols overlap: starts[] holds nr_picks stretches of addresses instead, and
+	 * pick[] the index in syms of the one perf finds in each (NO_PICK: none); NULL otherwise.
+	 */
+	u32 *pick;
+	u32 nr_picks;
 	struct strpool strings; /* owns the names of syms */
 
 	struct dso_seg *segs; /* the mapped file's PT_LOADs: where its symbols sit in the file */
