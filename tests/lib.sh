@@ -145,6 +145,13 @@ fail() {
 	return 1
 }
 
+# usage_options USAGE: the options a command's usage text lists, one per line, sorted: every -x
+# and --long-name at the start of an indented line (the long form after a comma).
+usage_options() {
+	sed -nE 's/^ +((-[a-zA-Z])(, )?)?(--[a-z][a-z-]*)?.*/\2 \4/p' "$1" | tr ' ' '\n' |
+		grep -E '^-' | sort -u
+}
+
 # no_stderr FILE: the file exists and is empty, or print it.
 no_stderr() {
 	if [ -s "$1" ]; then

@@ -13,10 +13,7 @@ test_expect "prec record -h prints the usage on stdout and exits 0" '
 	test $h_rc = 0 && no_stderr usage.err && grep -q "^usage: prec record" usage.out
 '
 
-# The options: every -x and --long-name at the start of an indented usage line (after a comma
-# for the long form).
-sed -nE 's/^ +((-[a-zA-Z])(, )?)?(--[a-z][a-z-]*)?.*/\2 \4/p' usage.out | tr ' ' '\n' |
-	grep -E '^-' | sort -u >options
+usage_options usage.out >options
 # The man page's option headings (.TP then .B/.BR lines), roff escapes removed.
 awk '/^\.TP/ { getline; print }' "$MAN" | sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' >man.headings
 

@@ -15,9 +15,7 @@ test_expect "prec stat -h prints the usage on stdout and exits 0" '
 	test $h_rc = 0 && no_stderr usage.err && grep -q "^usage: prec stat" usage.out
 '
 
-# The usage's options: every -x and --long-name at the start of an indented line.
-sed -nE 's/^ +((-[a-zA-Z])(, )?)?(--[a-z][a-z-]*)?.*/\2 \4/p' usage.out | tr ' ' '\n' |
-	grep -E '^-' | sort -u >options
+usage_options usage.out >options
 # The man page's options: its .TP headings in OPTIONS, roff escapes removed.
 awk '/^\.SH / { on = $2 == "OPTIONS" } on && /^\.TP/ { getline; print }' "$MAN" |
 	sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' | grep -oE '(^|[ ,"])--?[a-zA-Z][a-z-]*' |
