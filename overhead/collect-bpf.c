@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include "overhead/collect-internal.h"
 #include "overhead/overhead.skel.h"
+#include "util/bpf-log.h"
 
 /* As struct totals and struct inflight in overhead.bpf.c. */
 struct bpf_totals {
@@ -39,38 +39,13 @@ struct collect_bpf {
 	void *vals; /* one map value per possible CPU */
 };
 
-/*
- * libbpf prints to stderr unless told otherwise, and overhead/ never prints: its messages are
- * kept, and the last error line goes into the reason. libbpf's print hook is global, so it is
- * only installed around the calls that load.
- */
-static char libbpf_last[200];
-
-__attribute__((format(printf, 2, 0)))
-static int libbpf_keep(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[sizeof(libbpf_last)];
-	size_t n;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	n = strlen(line);
-	while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
-		line[--n] = '\0';
-	/* The verifier's log comes line by line; its last lines are the least useful. */
-	if (n && strncmp(line, "-- END", 6) && strncmp(line, "processed ", 10))
-		memcpy(libbpf_last, line, n + 1);
-	return 0;
-}
-
 static void why_errno(char *why, size_t len, int err, const char *what)
 {
 	if (err == -EPERM || err == -EACCES)
 		snprintf(why, len, "%s: not permitted (needs root, or CAP_BPF and CAP_PERFMON)",
 			 what);
-	else if (libbpf_last[0])
-		snprintf(why, len, "%s: %s (%s)", what, strerror(-err), libbpf_last);
+	else if (bpf_log_last()[0])
+		snprintf(why, len, "%s: %s (%s)", what, strerror(-err), bpf_log_last());
 	else
 		snprintf(why, len, "%s: %s", what, strerror(-err));
 }
@@ -116,7 +91,6 @@ static int load(struct overhead_collector *c, bool btf, struct overhead_bpf **ou
 
 int collect_bpf_open(struct overhead_collector *c, char *why, size_t len)
 {
-	libbpf_print_fn_t old;
 	struct collect_bpf *b;
 	int err;
 
@@ -135,17 +109,18 @@ int collect_bpf_open(struct overhead_collector *c, char *why, size_t len)
 		return -ENOMEM;
 	}
 
-	libbpf_last[0] = '\0';
-	old = libbpf_set_print(libbpf_keep);
+	/* overhead/ never prints: libbpf's last line goes into the reason */
+	bpf_log_begin(false);
 	err = load(c, true, &b->skel);
 	if (err && err != -EPERM) {
 		/* Raw tracepoints with BTF refused: classic tracepoint programs. */
-		libbpf_last[0] = '\0';
+		bpf_log_end();
+		bpf_log_begin(false);
 		err = load(c, false, &b->skel);
 	}
 	if (err)
 		why_errno(why, len, err, "cannot load the BPF programs");
-	libbpf_set_print(old);
+	bpf_log_end();
 	if (err) {
 		free(b->vals);
 		free(b);
@@ -168,12 +143,10 @@ int collect_bpf_start(struct overhead_collector *c)
 {
 	struct collect_bpf *b = c->bpf;
 	struct bpf_program *p;
-	libbpf_print_fn_t old;
 	int err = 0;
 
 	clear_inflight(b);
-	libbpf_last[0] = '\0';
-	old = libbpf_set_print(libbpf_keep);
+	bpf_log_begin(false);
 	bpf_object__for_each_program(p, b->skel->obj) {
 		struct bpf_link *l;
 
@@ -190,7 +163,7 @@ int collect_bpf_start(struct overhead_collector *c)
 		}
 		b->links[b->nr_links++] = l;
 	}
-	libbpf_set_print(old);
+	bpf_log_end();
 	if (err)
 		collect_bpf_stop(c);
 	return err;

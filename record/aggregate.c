@@ -26,6 +26,7 @@
 #include "record/aggregate-maps.h"
 #include "record/aggregate.skel.h"
 #include "record/bpf-stack.h"
+#include "util/bpf-log.h"
 
 struct agg {
 	struct aggregate_bpf *skel;
@@ -62,26 +63,6 @@ struct agg {
 
 #define CHAIN_MAX (2 + 2 * BPF_STACK_MAX_DEPTH)
 
-static char libbpf_last[256];
-
-/* libbpf's messages: the last one says why a load failed; the rest only with -v. */
-static int libbpf_keep(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[256];
-	int n = vsnprintf(line, sizeof(line), fmt, ap);
-
-	if (n <= 0)
-		return 0;
-	if ((size_t)n >= sizeof(line))
-		n = sizeof(line) - 1;
-	while (n && line[n - 1] == '\n')
-		line[--n] = '\0';
-	if (level != LIBBPF_DEBUG && n)
-		memcpy(libbpf_last, line, n + 1);
-	debug(2, "libbpf: %s", line);
-	return 0;
-}
-
 static bool membarrier_works(void)
 {
 	long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
@@ -114,7 +95,6 @@ static int agg_declare(struct record *rec, void **priv)
 	const struct record_attr_opts *ao = opts->attr;
 	const struct perf_event_attr *attr;
 	struct aggregate_bpf *s;
-	libbpf_print_fn_t old;
 	struct agg *a;
 	int err, want = 0;
 
@@ -123,12 +103,11 @@ static int agg_declare(struct record *rec, void **priv)
 	if (!membarrier_works())
 		return error("--aggregate: the kernel cannot wait for BPF programs to finish "
 			     "(membarrier MEMBARRIER_CMD_GLOBAL is not available)");
-	libbpf_last[0] = '\0';
-	old = libbpf_set_print(libbpf_keep);
+	bpf_log_begin(true);
 	s = aggregate_bpf__open();
 	if (!s) {
 		err = errno ? -errno : -EINVAL;
-		libbpf_set_print(old);
+		bpf_log_end();
 		return error("--aggregate: cannot open the BPF program: %s", strerror(-err));
 	}
 	s->rodata->callchain = opts->callgraph;
@@ -146,15 +125,15 @@ static int agg_declare(struct record *rec, void **priv)
 	for (int i = want ? want : 1; i < AGGREGATE_MAX_EVENTS; i++)
 		bpf_program__set_autoload(agg_prog(s, i), false);
 	err = aggregate_bpf__load(s);
-	libbpf_set_print(old);
+	bpf_log_end();
 	if (err) {
 		aggregate_bpf__destroy(s);
 		if (err == -EPERM || err == -EACCES)
 			return error("--aggregate: the kernel refused the BPF program: not permitted "
 				     "(needs root, or CAP_BPF and CAP_PERFMON)");
 		return error("--aggregate: the kernel refused the BPF program: %s%s%s%s",
-			     strerror(-err), libbpf_last[0] ? " (" : "", libbpf_last,
-			     libbpf_last[0] ? ")" : "");
+			     strerror(-err), bpf_log_last()[0] ? " (" : "", bpf_log_last(),
+			     bpf_log_last()[0] ? ")" : "");
 	}
 	a = xcalloc(1, sizeof(*a));
 	a->skel = s;

@@ -22,6 +22,7 @@
 
 #include "record/bperf.h"
 #include "record/bperf.skel.h"
+#include "util/bpf-log.h"
 #include "util/cpumap.h"
 #include "util/log.h"
 #include "util/perf-event.h"
@@ -93,18 +94,6 @@ const char *bperf_pin_root(void)
 	const char *r = getenv("PREC_BPF_PIN_ROOT");
 
 	return r && *r ? r : BPERF_PIN_ROOT;
-}
-
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	char line[256];
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	line[strcspn(line, "\n")] = '\0';
-	debug(2, "libbpf: %s", line);
-	return 0;
 }
 
 /* bpffs at /sys/fs/bpf (mounted when absent, as perf does), then the pin root. */
@@ -471,10 +460,10 @@ out:
 static int load_reader(struct bperf *b, struct bperf_event *e)
 {
 	struct bperf_bpf *s;
-	libbpf_print_fn_t old = libbpf_set_print(libbpf_quiet);
 	bool first = b->cpus_fd < 0;
 	int err;
 
+	bpf_log_begin(true);
 	s = bperf_bpf__open();
 	if (!s) {
 		err = errno ? -errno : -EINVAL;
@@ -528,12 +517,12 @@ static int load_reader(struct bperf *b, struct bperf_event *e)
 		e->prog_id = info.id;
 	}
 	e->skel = s;
-	libbpf_set_print(old);
+	bpf_log_end();
 	return 0;
 fail:
 	bperf_bpf__destroy(s);
 out:
-	libbpf_set_print(old);
+	bpf_log_end();
 	return err;
 }
 

@@ -16,6 +16,7 @@
 #include "record/hook.h"
 #include "record/off-cpu.h"
 #include "record/off-cpu.skel.h"
+#include "util/bpf-log.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -43,16 +44,16 @@ struct offcpu {
 	struct pd_buf out;
 };
 
-/*
- * libbpf's own lines (the verifier's log) would interleave with the recorder's: it is silenced
- * around the calls that load and attach, and the error says what failed.
- */
+/* What failed, with libbpf's last line (bpf_log_last()) when it said why. */
 static int bpf_error(const char *what, int err)
 {
+	const char *why = bpf_log_last();
+
 	if (err == -EPERM || err == -EACCES)
 		return error("--off-cpu: cannot %s the BPF program: not permitted (needs root, or "
 			     "CAP_BPF and CAP_PERFMON)", what);
-	return error("--off-cpu: cannot %s the BPF program: %s", what, strerror(-err));
+	return error("--off-cpu: cannot %s the BPF program: %s%s%s%s", what, strerror(-err),
+		     *why ? " (" : "", why, *why ? ")" : "");
 }
 
 /* A target that names no task, CPU or system: perf's target__none(). */
@@ -109,7 +110,6 @@ static int oc_declare(struct record *rec, void **priv)
 	const struct record_opts *opts = record_options(rec);
 	struct perf_event_attr a;
 	struct offcpu *o;
-	libbpf_print_fn_t old;
 	int idx, err, ncpus;
 
 	if (!opts->off_cpu)
@@ -123,7 +123,7 @@ static int oc_declare(struct record *rec, void **priv)
 	o->idx = idx;
 
 	/* Loaded now, so that a kernel that refuses it fails the recording before it starts. */
-	old = libbpf_set_print(NULL);
+	bpf_log_begin(true);
 	o->skel = off_cpu_bpf__open();
 	err = o->skel ? 0 : -errno;
 	if (!err) {
@@ -139,7 +139,7 @@ static int oc_declare(struct record *rec, void **priv)
 		o->skel->rodata->with_cgroup = a.sample_type & PERF_SAMPLE_CGROUP;
 		err = off_cpu_bpf__load(o->skel);
 	}
-	libbpf_set_print(old);
+	bpf_log_end();
 	if (err)
 		return bpf_error("load", err);
 	o->depth = bpf_map__value_size(o->skel->maps.stacks) / sizeof(u64);
@@ -206,15 +206,14 @@ static int fill_filters(struct record *rec, struct offcpu *o)
 static int oc_open(struct record *rec, void *priv)
 {
 	struct offcpu *o = priv;
-	libbpf_print_fn_t old;
 	int err;
 
 	err = fill_filters(rec, o);
 	if (err)
 		return error("--off-cpu: cannot set the task filter: %s", strerror(-err));
-	old = libbpf_set_print(NULL);
+	bpf_log_begin(true);
 	err = off_cpu_bpf__attach(o->skel);
-	libbpf_set_print(old);
+	bpf_log_end();
 	if (err)
 		return bpf_error("attach", err);
 	o->attached = true;
