@@ -174,6 +174,40 @@ static void rate_advice(const struct overhead_model *m, const struct om_cpu *c, 
 		cat(buf, len, "-F %" PRIu64, (u64)floor(target));
 }
 
+/*
+ * The CPU where pct() is highest among those it measured (pct() >= 0), or NULL; *over: how many
+ * are above warn.
+ */
+static const struct om_cpu *worst_cpu(const struct overhead_model *m,
+				      double (*pct)(const struct om_cpu *), double warn, int *over)
+{
+	const struct om_cpu *w = NULL;
+
+	*over = 0;
+	for (u32 i = 0; i < m->nr_cpus; i++) {
+		const struct om_cpu *c = &m->cpus[i];
+
+		if (pct(c) < 0)
+			continue;
+		if (pct(c) > warn)
+			(*over)++;
+		if (!w || pct(c) > pct(w))
+			w = c;
+	}
+	return w;
+}
+
+/* The sampling interrupt's share of a CPU, when some samples measured it. */
+static double sampling_pct(const struct om_cpu *c)
+{
+	return c->basis_nr ? c->sampling_pct : -1;
+}
+
+static double sideband_pct(const struct om_cpu *c)
+{
+	return c->sideband_pct;
+}
+
 static void rule_sample_cost(const struct overhead_model *m, struct om_findings *fs)
 {
 	const struct om_cpu *w = NULL;
@@ -182,16 +216,7 @@ static void rule_sample_cost(const struct overhead_model *m, struct om_findings 
 	int over = 0;
 	char a[32], b[32];
 
-	for (u32 i = 0; i < m->nr_cpus; i++) {
-		const struct om_cpu *c = &m->cpus[i];
-
-		if (c->sampling_pct < 0 || !c->basis_nr)
-			continue;
-		if (c->sampling_pct > OM_SAMPLE_COST_WARN_PCT)
-			over++;
-		if (!w || c->sampling_pct > w->sampling_pct)
-			w = c;
-	}
+	w = worst_cpu(m, sampling_pct, OM_SAMPLE_COST_WARN_PCT, &over);
 	if (!w || w->sampling_pct <= OM_SAMPLE_COST_WARN_PCT)
 		return;
 	cost = (double)w->basis_ns / (double)w->basis_nr;
@@ -806,16 +831,7 @@ static void rule_sideband(const struct overhead_model *m, struct om_findings *fs
 	char a[32];
 	int over = 0;
 
-	for (u32 i = 0; i < m->nr_cpus; i++) {
-		const struct om_cpu *c = &m->cpus[i];
-
-		if (c->sideband_pct < 0)
-			continue;
-		if (c->sideband_pct > OM_SIDEBAND_WARN_PCT)
-			over++;
-		if (!w || c->sideband_pct > w->sideband_pct)
-			w = c;
-	}
+	w = worst_cpu(m, sideband_pct, OM_SIDEBAND_WARN_PCT, &over);
 	if (!w || w->sideband_pct <= OM_SIDEBAND_WARN_PCT)
 		return;
 	f = add_finding(fs, w->sideband_pct > OM_SIDEBAND_SEVERE_PCT ? OM_SEVERE : OM_WARN, w->cpu,
