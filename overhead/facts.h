@@ -58,8 +58,8 @@
  *						the kernel; each SAMPLE stands for one key
  *						(task, stacks), its PERIOD the summed period and
  *						its WEIGHT the number of kernel samples
- *	event.0.hf_period=300			hf-period= (alt-period=): the kernel alternated
- *						event 0's period between period - 300 and 300
+ *	event.0.hf_period=300			hf-period= (alt-period=): event 0's period
+ *						alternated between period - 300 and 300
  *	event.0.hf_rand=4			hf-rand= (alt-period-jitter= converted): the long
  *						period jittered over 1 << 4 counts; absent: none
  *	aggregate.interval_ns=1000000000	--aggregate-interval: how often the maps were

@@ -49,7 +49,7 @@ union hf_sample {
 int perf_attr_hf_build(const struct perf_event_attr *in, unsigned int period, unsigned int rand,
 		       void *out)
 {
-	union hf_sample hf = { .word = 0 };
+	union hf_sample hf;
 	unsigned char *b = out;
 	__u32 size = PERF_ATTR_HF_SIZE;
 	size_t n = sizeof(*in) < PERF_ATTR_HF_OFFSET ? sizeof(*in) : PERF_ATTR_HF_OFFSET;
@@ -57,6 +57,7 @@ int perf_attr_hf_build(const struct perf_event_attr *in, unsigned int period, un
 	if (rand > PERF_ATTR_HF_RAND_MAX || (rand && !period))
 		return -EINVAL;
 	memset(b, 0, PERF_ATTR_HF_SIZE);
+	hf.word = 0;
 	memcpy(b, in, n);
 	memcpy(b + offsetof(struct perf_event_attr, size), &size, sizeof(size));
 	hf.f.period = period;

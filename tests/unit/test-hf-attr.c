@@ -64,11 +64,11 @@ static void test_build(void)
 		unsigned int period, rand;
 		const char *what;
 	} cases[] = {
-		{ 300, 0, "period only" },
-		{ 300, 4, "period and rand" },
-		{ 0xffffffffu, 0, "the largest period" },
-		{ 1, 15, "rand 15" },
-		{ 0xffffffffu, 15, "both at their largest" },
+	    {300, 0, "period only"},
+	    {300, 4, "period and rand"},
+	    {0xffffffffu, 0, "the largest period"},
+	    {1, 15, "rand 15"},
+	    {0xffffffffu, 15, "both at their largest"},
 	};
 	struct perf_event_attr in;
 	unsigned char out[PERF_ATTR_HF_SIZE], want[8], before[PERF_ATTR_HF_SIZE];
@@ -81,8 +81,9 @@ static void test_build(void)
 		memset(out, 0xa5, sizeof(out));
 		snprintf(desc, sizeof(desc), "build: %s", cases[k].what);
 		is(perf_attr_hf_build(&in, cases[k].period, cases[k].rand, out), 0, desc);
-		snprintf(desc, sizeof(desc), "build: %s: the first %d bytes are the input's, size %d",
-			 cases[k].what, PERF_ATTR_HF_OFFSET, PERF_ATTR_HF_SIZE);
+		snprintf(desc, sizeof(desc),
+			 "build: %s: the first %d bytes are the input's, size %d", cases[k].what,
+			 PERF_ATTR_HF_OFFSET, PERF_ATTR_HF_SIZE);
 		ok(head_kept(out, &in), desc);
 		snprintf(desc, sizeof(desc), "build: %s: bytes %d..%d", cases[k].what,
 			 PERF_ATTR_HF_OFFSET, PERF_ATTR_HF_SIZE - 1);
@@ -267,8 +268,8 @@ static void test_kernel_with_hf(void)
 
 		memcpy(&a, calls[0].bytes, sizeof(a));
 		ok(calls[0].size == PERF_ATTR_HF_SIZE && a.type == PERF_TYPE_SOFTWARE &&
-			   a.config == PERF_COUNT_SW_CPU_CLOCK && a.disabled && !a.freq &&
-			   a.sample_period && calls[0].pid == 0 && calls[0].cpu == -1,
+		       a.config == PERF_COUNT_SW_CPU_CLOCK && a.disabled && !a.freq &&
+		       a.sample_period && calls[0].pid == 0 && calls[0].cpu == -1,
 		   "with hf: the probe is a disabled cpu-clock on ourselves with a 144-byte attr");
 		ok(calls[0].bytes[PERF_ATTR_HF_OFFSET] || calls[0].bytes[PERF_ATTR_HF_OFFSET + 1],
 		   "with hf: the probe sets hf_sample_period");
@@ -295,7 +296,7 @@ static void test_kernel_with_hf(void)
 		is(ret, 0, "probe: EINVAL means the kernel read the field: go on to the real open");
 		ret = capture_stderr(do_open, &o, msg, sizeof(msg));
 		ok(ret == -1 && strstr(msg, "cpu-clock") && strstr(msg, "hf-period=300") &&
-			   one_line(msg),
+		       one_line(msg),
 		   "probe: the real open's refusal names the event, in one line");
 		is(nr_calls, 2, "probe: once per process, then the event");
 		teardown(&o);
@@ -336,25 +337,25 @@ static void test_terms(void)
 	static const struct {
 		const char *events, *says;
 	} bad[] = {
-		{ "cpu-clock/period=1000,hf-rand=3/", "hf-rand= needs hf-period=" },
-		{ "cpu-clock/period=1000,alt-period-jitter=3/", "alt-period-jitter= needs hf-period=" },
-		{ "cpu-clock/period=1000,hf-period=10,hf-rand=16/", "above the limit of 15" },
-		{ "cpu-clock/period=1000,hf-period=10,alt-period-jitter=8/", "above the limit of 7" },
-		{ "cpu-clock/period=0x200000000,hf-period=0x100000000/", "limit of 4294967295" },
-		{ "cpu-clock/period=1000,hf-period=1000/", "not below the event's period 1000" },
-		{ "cpu-clock/period=1000,hf-period=10,alt-period=20/", "give one" },
-		{ "cpu-clock/period=1000,hf-period=10,hf-rand=2,alt-period-jitter=2/", "give one" },
+	    {"cpu-clock/period=1000,hf-rand=3/", "hf-rand= needs hf-period="},
+	    {"cpu-clock/period=1000,alt-period-jitter=3/", "alt-period-jitter= needs hf-period="},
+	    {"cpu-clock/period=1000,hf-period=10,hf-rand=16/", "above the limit of 15"},
+	    {"cpu-clock/period=1000,hf-period=10,alt-period-jitter=8/", "above the limit of 7"},
+	    {"cpu-clock/period=0x200000000,hf-period=0x100000000/", "limit of 4294967295"},
+	    {"cpu-clock/period=1000,hf-period=1000/", "not below the event's period 1000"},
+	    {"cpu-clock/period=1000,hf-period=10,alt-period=20/", "give one"},
+	    {"cpu-clock/period=1000,hf-period=10,hf-rand=2,alt-period-jitter=2/", "give one"},
 	};
 	static const struct {
 		const char *events;
 		unsigned int period, rand;
 	} good[] = {
-		{ "cpu-clock/period=1000,hf-period=10,hf-rand=15/", 10, 15 },
-		{ "cpu-clock/period=1000,alt-period=10,alt-period-jitter=2/", 10, 3 },
-		{ "cpu-clock/period=1000,alt-period=10,alt-period-jitter=7/", 10, 8 },
-		{ "cpu-clock/period=1000,hf-period=10,alt-period-jitter=0/", 10, 0 },
-		{ "cpu-clock/period=1000,hf-period=10,hf-rand=3,alt-period-jitter=2/", 10, 3 },
-		{ "cpu-clock/period=1000/", 0, 0 },
+	    {"cpu-clock/period=1000,hf-period=10,hf-rand=15/", 10, 15},
+	    {"cpu-clock/period=1000,alt-period=10,alt-period-jitter=2/", 10, 3},
+	    {"cpu-clock/period=1000,alt-period=10,alt-period-jitter=7/", 10, 8},
+	    {"cpu-clock/period=1000,hf-period=10,alt-period-jitter=0/", 10, 0},
+	    {"cpu-clock/period=1000,hf-period=10,hf-rand=3,alt-period-jitter=2/", 10, 3},
+	    {"cpu-clock/period=1000/", 0, 0},
 	};
 	struct opened o;
 	char msg[1024], desc[256];
@@ -385,7 +386,7 @@ static void test_terms(void)
 		snprintf(desc, sizeof(desc), "%s: period %u, rand %u", good[k].events,
 			 good[k].period, good[k].rand);
 		ok(capture_stderr(do_check, &o, msg, sizeof(msg)) == 0 &&
-			   period == good[k].period && rand == good[k].rand,
+		       period == good[k].period && rand == good[k].rand,
 		   desc);
 		teardown(&o);
 	}
@@ -396,16 +397,16 @@ static void test_terms(void)
 static void test_facts(void)
 {
 	struct overhead_facts f, g;
-	struct pd_buf b = { 0 };
+	struct pd_buf b = {0};
 	char why[256], path[] = "/tmp/prec-test-hf-XXXXXX";
 	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = PD_ATTR_SIZE,
-		.config = PERF_COUNT_SW_TASK_CLOCK,
-		.sample_period = 1000000,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_IDENTIFIER,
+	    .type = PERF_TYPE_SOFTWARE,
+	    .size = PD_ATTR_SIZE,
+	    .config = PERF_COUNT_SW_TASK_CLOCK,
+	    .sample_period = 1000000,
+	    .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_IDENTIFIER,
 	};
-	u64 ids[2][1] = { { 1 }, { 2 } };
+	u64 ids[2][1] = {{1}, {2}};
 	struct pd_writer *w = NULL;
 	struct pd_reader *r = NULL;
 	u32 rand = 99;
@@ -421,7 +422,7 @@ static void test_facts(void)
 	ok(b.data && !strstr((char *)b.data, "event.0.hf_"), "facts: nothing for an event without");
 	is(overhead_facts_decode(b.data, b.len, &g, why, sizeof(why)), 0, "facts: decode");
 	ok(overhead_facts_find_event(&g, 1) && overhead_facts_find_event(&g, 1)->hf_period == 300 &&
-		   overhead_facts_find_event(&g, 1)->hf_rand == 4,
+	       overhead_facts_find_event(&g, 1)->hf_rand == 4,
 	   "facts: read back");
 	overhead_facts_release(&g);
 	is(overhead_facts_decode("prec-facts 1\nevent.1.hf_rand=16\n", 33, &g, why, sizeof(why)),
@@ -431,7 +432,8 @@ static void test_facts(void)
 	   -EINVAL, "facts: hf_period beyond 32 bits");
 
 	fd = mkstemp(path);
-	if (fd < 0 || pd_writer_open_fd(&w, fd, 0) || pd_writer_add_attr(w, &a, "task-clock", ids[0], 1) < 0 ||
+	if (fd < 0 || pd_writer_open_fd(&w, fd, 0) ||
+	    pd_writer_add_attr(w, &a, "task-clock", ids[0], 1) < 0 ||
 	    pd_writer_add_attr(w, &a, "task-clock", ids[1], 1) < 0 ||
 	    pd_writer_set_feature(w, PD_FEAT_PREC, b.data, b.len) || pd_writer_begin(w) ||
 	    pd_writer_close(w) || pd_reader_open(&r, path, 0)) {
