@@ -155,6 +155,18 @@ static int open_event(const struct evsel *ev, pid_t pid, int cpu, int group_fd)
 	return fd;
 }
 
+/* The attr of a probe of the kernel: a disabled software event of user space, on ourselves. */
+static void probe_attr(struct perf_event_attr *a, u64 config)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = PERF_TYPE_SOFTWARE;
+	a->size = PD_ATTR_SIZE;
+	a->config = config;
+	a->disabled = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+}
+
 /*
  * Does the kernel have the hf_sample field? A disabled cpu-clock on ourselves with a 144-byte
  * attr whose hf_sample_period is set, below a fixed period: the kernel copies the attr before it
@@ -164,15 +176,7 @@ static int open_event(const struct evsel *ev, pid_t pid, int cpu, int group_fd)
  */
 static int hf_probe(void)
 {
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = PD_ATTR_SIZE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = 1000000,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-	};
+	struct perf_event_attr a;
 	union {
 		struct perf_event_attr attr;
 		u8 bytes[PERF_ATTR_HF_SIZE];
@@ -181,6 +185,8 @@ static int hf_probe(void)
 
 	if (hf_kernel)
 		return hf_kernel;
+	probe_attr(&a, PERF_COUNT_SW_CPU_CLOCK);
+	a.sample_period = 1000000;
 	perf_attr_hf_build(&a, 1000, 0, x.bytes);
 	fd = open_fn(&x.attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd >= 0) {
@@ -665,16 +671,12 @@ bool evlist_has_tracepoint(const struct evlist *evl)
 /* Does the running kernel know PERF_FORMAT_LOST (6.0)? Probe once on ourselves. */
 static bool kernel_has_format_lost(void)
 {
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = PD_ATTR_SIZE,
-		.config = PERF_COUNT_SW_DUMMY,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST,
-	};
-	int fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	struct perf_event_attr a;
+	int fd;
+
+	probe_attr(&a, PERF_COUNT_SW_DUMMY);
+	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 
 	if (fd >= 0) {
 		close(fd);

@@ -197,10 +197,14 @@ struct opened {
 	pid_t pid;
 };
 
-static int setup(struct opened *o, const char *events)
+/* The events parsed, to be opened on ourselves through kernel, which has seen nothing yet. */
+static int setup(struct opened *o, const char *events, evlist_open_fn kernel)
 {
 	struct parse_error err;
 
+	evlist_set_open_fn(kernel);
+	nr_calls = 0;
+	answer = 0;
 	memset(o, 0, sizeof(*o));
 	if (parse_events(&o->list, events, &err))
 		return -1;
@@ -246,13 +250,10 @@ static void test_kernel_with_hf(void)
 	char msg[1024];
 	int ret;
 
-	if (setup(&o, "cpu-clock/period=1000000,hf-period=300,hf-rand=4/")) {
+	if (setup(&o, "cpu-clock/period=1000000,hf-period=300,hf-rand=4/", kernel_with_hf)) {
 		ok(0, "with hf: parse the event");
 		return;
 	}
-	evlist_set_open_fn(kernel_with_hf);
-	nr_calls = 0;
-	answer = 0;
 	ret = capture_stderr(do_open, &o, msg, sizeof(msg));
 	if (ret && strstr(msg, "permission")) {
 		skip("with hf: the probe and the open", "no permission to open events here");
@@ -288,9 +289,7 @@ static void test_kernel_with_hf(void)
 	teardown(&o);
 
 	/* The series may refuse this software event: the field is there all the same. */
-	if (setup(&o, "cpu-clock/period=1000000,hf-period=300/") == 0) {
-		evlist_set_open_fn(kernel_with_hf);
-		nr_calls = 0;
+	if (setup(&o, "cpu-clock/period=1000000,hf-period=300/", kernel_with_hf) == 0) {
 		answer = EINVAL;
 		ret = capture_stderr(do_check, &o, msg, sizeof(msg));
 		is(ret, 0, "probe: EINVAL means the kernel read the field: go on to the real open");
@@ -311,12 +310,10 @@ static void test_kernel_without_hf(void)
 	char msg[1024];
 	int ret;
 
-	if (setup(&o, "cpu-clock/period=1000000,alt-period=300/")) {
+	if (setup(&o, "cpu-clock/period=1000000,alt-period=300/", kernel_without_hf)) {
 		ok(0, "without hf: parse the event");
 		return;
 	}
-	evlist_set_open_fn(kernel_without_hf);
-	nr_calls = 0;
 	ret = capture_stderr(do_check, &o, msg, sizeof(msg));
 	is(ret, -1, "without hf: refused");
 	is_str(msg,
@@ -361,15 +358,13 @@ static void test_terms(void)
 	char msg[1024], desc[256];
 
 	/* a kernel that has the field, so that only prec's own checks can refuse */
-	evlist_set_open_fn(kernel_with_hf);
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		snprintf(desc, sizeof(desc), "refused before the kernel, in one line: %s",
 			 bad[k].events);
-		if (setup(&o, bad[k].events)) {
+		if (setup(&o, bad[k].events, kernel_with_hf)) {
 			ok(0, desc);
 			continue;
 		}
-		nr_calls = 0;
 		capture_stderr(do_check, &o, msg, sizeof(msg));
 		if (!ok(nr_calls == 0 && one_line(msg) && strstr(msg, bad[k].says), desc))
 			diag("said: %s", msg);
@@ -378,7 +373,7 @@ static void test_terms(void)
 	for (size_t k = 0; k < sizeof(good) / sizeof(good[0]); k++) {
 		u32 rand = 99, period;
 
-		if (setup(&o, good[k].events)) {
+		if (setup(&o, good[k].events, kernel_with_hf)) {
 			ok(0, good[k].events);
 			continue;
 		}
