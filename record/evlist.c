@@ -168,13 +168,10 @@ static void probe_attr(struct perf_event_attr *a, u64 config)
 }
 
 /*
- * Does the kernel have the hf_sample field? A disabled cpu-clock on ourselves with a 144-byte
- * attr whose hf_sample_period is set, below a fixed period: the kernel copies the attr before it
- * looks at anything else, and refuses non-zero bytes it does not know with E2BIG. Any other
- * answer (an open, or a refusal of this event for another reason) means the field is there:
- * the real open then says what it thinks of each event.
+ * One probe of the kernel: a disabled cpu-clock on ourselves, period 1000000, with a 144-byte
+ * attr whose hf_sample_period is hf. Return: 0 when it opened, else the errno.
  */
-static int hf_probe(void)
+static int hf_probe_one(u32 hf)
 {
 	struct perf_event_attr a;
 	union {
@@ -183,22 +180,52 @@ static int hf_probe(void)
 	} x;
 	int fd;
 
-	if (hf_kernel)
-		return hf_kernel;
 	probe_attr(&a, PERF_COUNT_SW_CPU_CLOCK);
 	a.sample_period = 1000000;
-	perf_attr_hf_build(&a, 1000, 0, x.bytes);
+	perf_attr_hf_build(&a, hf, 0, x.bytes);
 	fd = open_fn(&x.attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd >= 0) {
 		close(fd);
-		hf_kernel = 1;
-	} else if (errno == E2BIG) {
-		kernel_attr_size = x.attr.size;
-		hf_kernel = -1;
-	} else {
-		debug(1, "the hf_sample probe: %s (the field is there)", strerror(errno));
-		hf_kernel = 1;
+		return 0;
 	}
+	if (errno == E2BIG)
+		kernel_attr_size = x.attr.size;
+	return errno;
+}
+
+/*
+ * Does the kernel have the hf_sample field? The kernel copies the attr before it looks at
+ * anything else and refuses non-zero bytes it does not know with E2BIG: a first probe with
+ * hf_sample_period below the period tells a kernel whose attr ends before byte 136. But another
+ * series may give the 144-byte attr another field there (config4, which cpu-clock ignores), so a
+ * second probe sets hf_sample_period above the period, which only the hf-period series refuses
+ * (EINVAL). A refusal of the first for another reason, or of the second for want of permission,
+ * leaves the real open to say what it thinks of each event.
+ * Return: 1 when it has the field, HF_NONE without a field there, HF_OTHER with another one.
+ */
+#define HF_NONE (-1)
+#define HF_OTHER (-2)
+static int hf_probe(void)
+{
+	int err;
+
+	if (hf_kernel)
+		return hf_kernel;
+	err = hf_probe_one(1000);
+	if (err == E2BIG) {
+		hf_kernel = HF_NONE;
+		return hf_kernel;
+	}
+	hf_kernel = 1;
+	if (err) {
+		debug(1, "the hf_sample probe: %s (the field is there)", strerror(err));
+		return hf_kernel;
+	}
+	err = hf_probe_one(2000000);
+	if (!err)
+		hf_kernel = HF_OTHER;
+	else if (err != EINVAL)
+		debug(1, "the second hf_sample probe: %s (taken as the field)", strerror(err));
 	return hf_kernel;
 }
 
@@ -816,11 +843,20 @@ static bool fallback_inherit_read(struct evsel *ev, int err)
 	return true;
 }
 
+/*
+ * The kernel re-arms the hrtimer of cpu-clock and task-clock after at least this many ns
+ * (perf_swevent_hrtimer()), whatever their period: a shorter window is this long.
+ */
+#define HRTIMER_MIN_NS 10000ULL
+
 /* The hf terms of one event: one value each, in range, and a period the kernel alternates. */
 static int check_hf_terms(const struct evsel *ev)
 {
 	const struct event_spec *s = ev->spec;
-	u64 hf = hf_period(ev);
+	const char *rand_term = s->has_hf_rand ? "hf-rand" : "alt-period-jitter";
+	u64 rand_given = s->has_hf_rand ? s->hf_rand : s->alt_jitter;
+	u64 hf = hf_period(ev), rand = hf_rand(ev), base;
+	bool hrtimer = perf_attr_is_hrtimer(&ev->attr);
 
 	if (s->has_hf_period && s->has_alt_period && s->hf_period != s->alt_period)
 		return error("'%s': alt-period= and hf-period= set the same period: give one",
@@ -840,19 +876,38 @@ static int check_hf_terms(const struct evsel *ev)
 	    s->hf_rand != (s->alt_jitter ? s->alt_jitter + 1 : 0))
 		return error("'%s': alt-period-jitter= and hf-rand= set the same jitter: give one",
 			     ev->name);
-	if (hf_rand(ev) && !hf)
-		return error("'%s': %s= needs hf-period= (the kernel jitters only an alternating "
-			     "period)",
-			     ev->name, s->has_hf_rand ? "hf-rand" : "alt-period-jitter");
+	/* even a jitter of 0: the term asks for something only an alternating period has */
+	if ((s->has_hf_rand || s->has_alt_jitter) && !hf)
+		return error("'%s': %s= needs %s= (the kernel jitters only an alternating period)",
+			     ev->name, rand_term, s->has_hf_rand ? "hf-period" : "alt-period");
 	if (!hf)
 		return 0;
 	if (!ev->attr.freq && !ev->attr.sample_period)
 		return error("'%s': %s= needs a sampling event (it has no period)", ev->name,
 			     hf_period_term(ev));
-	if (!ev->attr.freq && hf >= ev->attr.sample_period)
+	if (hrtimer && hf < HRTIMER_MIN_NS)
+		return error("'%s': %s=%llu is below the kernel's 10 us floor for cpu-clock and "
+			     "task-clock (their timer re-arms after at least %llu ns)",
+			     ev->name, hf_period_term(ev), (unsigned long long)hf, HRTIMER_MIN_NS);
+	/* in frequency mode the kernel picks the period: nothing more to check here */
+	if (ev->attr.freq)
+		return 0;
+	if (hf >= ev->attr.sample_period)
 		return error("'%s': %s=%llu is not below the event's period %llu", ev->name,
 			     hf_period_term(ev), (unsigned long long)hf,
 			     (unsigned long long)ev->attr.sample_period);
+	base = ev->attr.sample_period - hf;
+	if (hrtimer && base < HRTIMER_MIN_NS)
+		return error("'%s': the long window, period %llu minus %s=%llu, is below the "
+			     "kernel's 10 us floor for cpu-clock and task-clock (%llu ns)",
+			     ev->name, (unsigned long long)ev->attr.sample_period,
+			     hf_period_term(ev), (unsigned long long)hf, HRTIMER_MIN_NS);
+	/* the kernel takes half the jitter's width off the long period unguarded: no wrap */
+	if (rand && (1ULL << rand) / 2 >= base)
+		return error("'%s': %s=%llu jitters the long period by up to %llu either way, not "
+			     "below the %llu it has (period minus %s=)",
+			     ev->name, rand_term, (unsigned long long)rand_given, (1ULL << rand) / 2,
+			     (unsigned long long)base, hf_period_term(ev));
 	return 0;
 }
 
@@ -870,9 +925,19 @@ int evlist_check_hf(const struct evlist *evl)
 		if (!first)
 			first = ev;
 	}
-	if (first && hf_probe() < 0)
+	if (!first)
+		return 0;
+	switch (hf_probe()) {
+	case HF_NONE:
 		return no_hf_kernel(first);
-	return 0;
+	case HF_OTHER:
+		return error("cannot open '%s': %s=: this kernel's %d-byte perf_event_attr is not the "
+			     "hf-period series' (another field sits at byte %d)",
+			     first->name, event_spec_hf_term(first->spec), PERF_ATTR_HF_SIZE,
+			     PERF_ATTR_HF_OFFSET);
+	default:
+		return 0;
+	}
 }
 
 int evlist_open(struct evlist *evl, const struct target *t)
@@ -918,8 +983,12 @@ again:
 				if (fd < 0) {
 					int err = errno;
 
-					if (fallback_cycles(ev, err) || fallback_inherit_read(ev, err))
+					if (fallback_cycles(ev, err) || fallback_inherit_read(ev, err)) {
+						/* cpu-clock has limits of its own: check again */
+						if (wants_hf(ev) && check_hf_terms(ev))
+							return -1;
 						goto again;
+					}
 					/* A thread of -p that exited meanwhile: as perf, go on. */
 					if (err == ESRCH && t->task && t->nr_threads > 1) {
 						debug(1, "thread %d is gone", t->threads[th]);

@@ -1832,6 +1832,32 @@ int parse_filter(struct event_list *list, const char *filter)
 	return 0;
 }
 
+const char *event_spec_hf_term(const struct event_spec *ev)
+{
+	if (ev->has_hf_period)
+		return "hf-period";
+	if (ev->has_alt_period)
+		return "alt-period";
+	if (ev->has_hf_rand)
+		return "hf-rand";
+	return ev->has_alt_jitter ? "alt-period-jitter" : NULL;
+}
+
+int event_list_check_counted(const struct event_list *list, char *why, size_t why_len)
+{
+	for (int i = list->cmdline_start; i < list->nr; i++) {
+		const char *term = event_spec_hf_term(&list->ev[i]);
+
+		/* the kernel alternates a sampling period: a counter has none to alternate */
+		if (term) {
+			snprintf(why, why_len, "%s= needs a sampling event: '%s' is not one here",
+				 term, list->ev[i].name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void event_list_free(struct event_list *list)
 {
 	for (int i = 0; i < list->nr; i++)

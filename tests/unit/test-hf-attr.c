@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,7 @@ static struct {
 } calls[MAX_CALLS];
 static int nr_calls;
 static int answer; /* 0: open it; else the errno to refuse with */
+static int answer_second; /* likewise for the second probe (hf_sample_period 2000000) */
 
 static void note_call(const struct perf_event_attr *attr, pid_t pid, int cpu)
 {
@@ -129,23 +131,63 @@ static void note_call(const struct perf_event_attr *attr, pid_t pid, int cpu)
 	nr_calls++;
 }
 
+/* The hf_sample_period of an attr as the kernel got it, 0 for a short one. */
+static uint32_t hf_of(const struct perf_event_attr *attr)
+{
+	uint32_t hf;
+
+	if (attr->size < PERF_ATTR_HF_SIZE)
+		return 0;
+	memcpy(&hf, (const unsigned char *)attr + PERF_ATTR_HF_OFFSET, sizeof(hf));
+	return hf;
+}
+
+/* Open attr on this machine's kernel without the bytes past config3 (it may not know them). */
+static int open_short(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		      unsigned long flags)
+{
+	struct perf_event_attr a;
+
+	memcpy(&a, attr, sizeof(a));
+	a.size = sizeof(a) < PERF_ATTR_HF_OFFSET ? sizeof(a) : PERF_ATTR_HF_OFFSET;
+	return sys_perf_event_open(&a, pid, cpu, group_fd, flags);
+}
+
 /*
- * A kernel with the hf_sample field: it keeps what it was given and opens the event without the
- * field (this machine's kernel may not have it), so that the fd is a real event's.
+ * A kernel with the hf_sample field: it keeps what it was given, refuses as the series does an
+ * hf_sample_period not below a fixed period, and opens the event without the field, so that the
+ * fd is a real event's.
  */
 static int kernel_with_hf(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 			  unsigned long flags)
 {
-	struct perf_event_attr a;
+	uint32_t hf = hf_of(attr);
 
 	note_call(attr, pid, cpu);
+	if (answer_second && hf >= 2000000) {
+		errno = answer_second;
+		return -1;
+	}
 	if (answer) {
 		errno = answer;
 		return -1;
 	}
-	memcpy(&a, attr, sizeof(a));
-	a.size = sizeof(a) < PERF_ATTR_HF_OFFSET ? sizeof(a) : PERF_ATTR_HF_OFFSET;
-	return sys_perf_event_open(&a, pid, cpu, group_fd, flags);
+	if (hf && !attr->freq && hf >= attr->sample_period) {
+		errno = EINVAL;
+		return -1;
+	}
+	return open_short(attr, pid, cpu, group_fd, flags);
+}
+
+/*
+ * A kernel with another field at byte 136 (config4 of Arm's SPE series), which cpu-clock
+ * ignores: it opens whatever the word says.
+ */
+static int kernel_config4(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			  unsigned long flags)
+{
+	note_call(attr, pid, cpu);
+	return open_short(attr, pid, cpu, group_fd, flags);
 }
 
 /* A kernel whose attr ends at config3: E2BIG for anything longer, its size written back. */
@@ -205,6 +247,7 @@ static int setup(struct opened *o, const char *events, evlist_open_fn kernel)
 	evlist_set_open_fn(kernel);
 	nr_calls = 0;
 	answer = 0;
+	answer_second = 0;
 	memset(o, 0, sizeof(*o));
 	if (parse_events(&o->list, events, &err))
 		return -1;
@@ -250,7 +293,7 @@ static void test_kernel_with_hf(void)
 	char msg[1024];
 	int ret;
 
-	if (setup(&o, "cpu-clock/period=1000000,hf-period=300,hf-rand=4/", kernel_with_hf)) {
+	if (setup(&o, "cpu-clock/period=1000000,hf-period=20000,hf-rand=4/", kernel_with_hf)) {
 		ok(0, "with hf: parse the event");
 		return;
 	}
@@ -263,8 +306,8 @@ static void test_kernel_with_hf(void)
 	}
 	if (!ok(ret == 0, "with hf: the events open"))
 		diag("%s", msg);
-	is(nr_calls, 2, "with hf: one probe, then the event");
-	if (nr_calls == 2) {
+	is(nr_calls, 3, "with hf: two probes, then the event");
+	if (nr_calls == 3) {
 		struct perf_event_attr a;
 
 		memcpy(&a, calls[0].bytes, sizeof(a));
@@ -272,15 +315,20 @@ static void test_kernel_with_hf(void)
 		       a.config == PERF_COUNT_SW_CPU_CLOCK && a.disabled && !a.freq &&
 		       a.sample_period && calls[0].pid == 0 && calls[0].cpu == -1,
 		   "with hf: the probe is a disabled cpu-clock on ourselves with a 144-byte attr");
-		ok(calls[0].bytes[PERF_ATTR_HF_OFFSET] || calls[0].bytes[PERF_ATTR_HF_OFFSET + 1],
-		   "with hf: the probe sets hf_sample_period");
-		is(calls[1].size, PERF_ATTR_HF_SIZE, "with hf: the event's attr is 144 bytes");
-		ok(head_kept(calls[1].bytes, &o.evl.ev[0].attr),
+		ok(hf_of((struct perf_event_attr *)calls[0].bytes) &&
+		       hf_of((struct perf_event_attr *)calls[0].bytes) < a.sample_period,
+		   "with hf: the first probe sets hf_sample_period below the period");
+		memcpy(&a, calls[1].bytes, sizeof(a));
+		ok(calls[1].size == PERF_ATTR_HF_SIZE && a.config == PERF_COUNT_SW_CPU_CLOCK &&
+		       !a.freq && hf_of((struct perf_event_attr *)calls[1].bytes) >= a.sample_period,
+		   "with hf: the second probe sets it above, which only the series refuses");
+		is(calls[2].size, PERF_ATTR_HF_SIZE, "with hf: the event's attr is 144 bytes");
+		ok(head_kept(calls[2].bytes, &o.evl.ev[0].attr),
 		   "with hf: the event's first 136 bytes are its attr's");
-		hf_word_le(300, 4, want);
+		hf_word_le(20000, 4, want);
 		if (little_endian())
-			ok(!memcmp(calls[1].bytes + PERF_ATTR_HF_OFFSET, want, 8),
-			   "with hf: the event gets hf_sample_period 300, hf_sample_rand 4");
+			ok(!memcmp(calls[2].bytes + PERF_ATTR_HF_OFFSET, want, 8),
+			   "with hf: the event gets hf_sample_period 20000, hf_sample_rand 4");
 		else
 			skip("with hf: the event's hf_sample", "little-endian bytes");
 	}
@@ -289,18 +337,82 @@ static void test_kernel_with_hf(void)
 	teardown(&o);
 
 	/* The series may refuse this software event: the field is there all the same. */
-	if (setup(&o, "cpu-clock/period=1000000,hf-period=300/", kernel_with_hf) == 0) {
+	if (setup(&o, "cpu-clock/period=1000000,hf-period=20000/", kernel_with_hf) == 0) {
 		answer = EINVAL;
 		ret = capture_stderr(do_check, &o, msg, sizeof(msg));
 		is(ret, 0, "probe: EINVAL means the kernel read the field: go on to the real open");
 		ret = capture_stderr(do_open, &o, msg, sizeof(msg));
-		ok(ret == -1 && strstr(msg, "cpu-clock") && strstr(msg, "hf-period=300") &&
+		ok(ret == -1 && strstr(msg, "cpu-clock") && strstr(msg, "hf-period=20000") &&
 		       one_line(msg),
 		   "probe: the real open's refusal names the event, in one line");
 		is(nr_calls, 2, "probe: once per process, then the event");
 		teardown(&o);
 	}
+	/* no permission for the second probe: the first one's answer stands */
+	if (setup(&o, "cpu-clock/period=1000000,hf-period=20000/", kernel_with_hf) == 0) {
+		answer_second = EACCES;
+		ret = capture_stderr(do_check, &o, msg, sizeof(msg));
+		ok(ret == 0 && nr_calls == 2, "probe: EACCES on the second probe keeps the field");
+		teardown(&o);
+	}
 	answer = 0;
+	answer_second = 0;
+	evlist_set_open_fn(NULL);
+}
+
+/* A kernel whose 144-byte attr has another field at byte 136: it opens both probes. */
+static void test_kernel_config4(void)
+{
+	struct opened o;
+	char msg[1024];
+	int ret;
+
+	if (setup(&o, "cpu-clock/period=1000000,alt-period=20000/", kernel_config4)) {
+		ok(0, "config4: parse the event");
+		return;
+	}
+	ret = capture_stderr(do_check, &o, msg, sizeof(msg));
+	is(ret, -1, "config4: refused");
+	is_str(msg,
+	       "prec: cannot open 'cpu-clock/period=1000000,alt-period=20000/': alt-period=: this "
+	       "kernel's 144-byte perf_event_attr is not the hf-period series' (another field sits "
+	       "at byte 136)\n",
+	       "config4: one line that says the field at byte 136 is another");
+	ret = capture_stderr(do_open, &o, msg, sizeof(msg));
+	ok(ret == -1 && nr_calls == 2, "config4: two probes and no event opened");
+	teardown(&o);
+	evlist_set_open_fn(NULL);
+}
+
+/*
+ * cycles falls back to cpu-clock where there is no hardware PMU: the fallen-back event's own
+ * limits apply to its terms.
+ */
+static void test_fallback(void)
+{
+	struct opened o;
+	char msg[1024];
+	int ret;
+
+	if (setup(&o, "cycles/period=1000000,hf-period=5000/", kernel_with_hf)) {
+		ok(0, "fallback: parse the event");
+		return;
+	}
+	ret = capture_stderr(do_check, &o, msg, sizeof(msg));
+	is(ret, 0, "fallback: cycles has no 10 us floor");
+	ret = capture_stderr(do_open, &o, msg, sizeof(msg));
+	if (ret == 0 && o.evl.ev[0].attr.type == PERF_TYPE_HARDWARE) {
+		skip("fallback: cpu-clock's floor", "this machine counts cycles");
+	} else if (ret && strstr(msg, "permission")) {
+		skip("fallback: cpu-clock's floor", "no permission to open events here");
+	} else {
+		ok(ret == -1 && one_line(msg) && strstr(msg, "hf-period=5000 is below") &&
+		       strstr(msg, "10 us"),
+		   "fallback: hf-period=5000 on the cpu-clock that cycles fell back to: refused");
+		if (ret != -1)
+			diag("said: %s", msg);
+	}
+	teardown(&o);
 	evlist_set_open_fn(NULL);
 }
 
@@ -310,14 +422,14 @@ static void test_kernel_without_hf(void)
 	char msg[1024];
 	int ret;
 
-	if (setup(&o, "cpu-clock/period=1000000,alt-period=300/", kernel_without_hf)) {
+	if (setup(&o, "cpu-clock/period=1000000,alt-period=20000/", kernel_without_hf)) {
 		ok(0, "without hf: parse the event");
 		return;
 	}
 	ret = capture_stderr(do_check, &o, msg, sizeof(msg));
 	is(ret, -1, "without hf: refused");
 	is_str(msg,
-	       "prec: cannot open 'cpu-clock/period=1000000,alt-period=300/': alt-period= needs a "
+	       "prec: cannot open 'cpu-clock/period=1000000,alt-period=20000/': alt-period= needs a "
 	       "kernel with the alternating-period patches (a 144-byte perf_event_attr); this one "
 	       "takes 136 bytes\n",
 	       "without hf: one line with the size the kernel wrote back");
@@ -334,24 +446,42 @@ static void test_terms(void)
 	static const struct {
 		const char *events, *says;
 	} bad[] = {
-	    {"cpu-clock/period=1000,hf-rand=3/", "hf-rand= needs hf-period="},
-	    {"cpu-clock/period=1000,alt-period-jitter=3/", "alt-period-jitter= needs hf-period="},
-	    {"cpu-clock/period=1000,hf-period=10,hf-rand=16/", "above the limit of 15"},
-	    {"cpu-clock/period=1000,hf-period=10,alt-period-jitter=8/", "above the limit of 7"},
-	    {"cpu-clock/period=0x200000000,hf-period=0x100000000/", "limit of 4294967295"},
-	    {"cpu-clock/period=1000,hf-period=1000/", "not below the event's period 1000"},
-	    {"cpu-clock/period=1000,hf-period=10,alt-period=20/", "give one"},
-	    {"cpu-clock/period=1000,hf-period=10,hf-rand=2,alt-period-jitter=2/", "give one"},
+	    {"cpu-clock/period=1000000,hf-rand=3/", "hf-rand= needs hf-period="},
+	    {"cpu-clock/period=1000000,hf-rand=0/", "'cpu-clock/period=1000000,hf-rand=0/': "
+						     "hf-rand= needs hf-period="},
+	    {"cpu-clock/period=1000000,alt-period-jitter=3/", "alt-period-jitter= needs alt-period="},
+	    {"cpu-clock/alt-period-jitter=0/", "alt-period-jitter= needs alt-period="},
+	    {"cpu-clock/period=1000000,hf-period=20000,hf-rand=16/", "above the limit of 15"},
+	    {"cpu-clock/period=1000000,hf-period=20000,alt-period-jitter=8/", "above the limit of 7"},
+	    {"page-faults/period=0x200000000,hf-period=0x100000000/", "limit of 4294967295"},
+	    {"page-faults/period=1000,hf-period=1000/", "not below the event's period 1000"},
+	    {"page-faults/period=1000,hf-period=10,alt-period=20/", "give one"},
+	    {"page-faults/period=1000,hf-period=10,hf-rand=2,alt-period-jitter=2/", "give one"},
+	    /* the kernel takes half the jitter off the long period: 1 << 15 / 2 wraps 990 */
+	    {"page-faults/period=1000,hf-period=10,hf-rand=15/",
+	     "hf-rand=15 jitters the long period by up to 16384 either way, not below the 990"},
+	    {"page-faults/period=1000,hf-period=10,hf-rand=11/", "up to 1024 either way"},
+	    {"page-faults/period=1000,alt-period=10,alt-period-jitter=9/", "above the limit of 7"},
+	    {"page-faults/period=100,alt-period=10,alt-period-jitter=7/",
+	     "alt-period-jitter=7 jitters the long period by up to 128 either way, not below the 90"},
+	    /* the hrtimer of cpu-clock and task-clock fires after 10 us at the soonest */
+	    {"cpu-clock/period=1000000,hf-period=300/", "hf-period=300 is below the kernel's 10 us"},
+	    {"task-clock/period=1000000,alt-period=9999/", "alt-period=9999 is below the kernel's"},
+	    {"cpu-clock/period=15000,hf-period=10000/", "the long window, period 15000 minus"},
 	};
 	static const struct {
 		const char *events;
 		unsigned int period, rand;
 	} good[] = {
-	    {"cpu-clock/period=1000,hf-period=10,hf-rand=15/", 10, 15},
-	    {"cpu-clock/period=1000,alt-period=10,alt-period-jitter=2/", 10, 3},
-	    {"cpu-clock/period=1000,alt-period=10,alt-period-jitter=7/", 10, 8},
-	    {"cpu-clock/period=1000,hf-period=10,alt-period-jitter=0/", 10, 0},
-	    {"cpu-clock/period=1000,hf-period=10,hf-rand=3,alt-period-jitter=2/", 10, 3},
+	    {"page-faults/period=1000,hf-period=10,hf-rand=10/", 10, 10},
+	    {"page-faults/period=100000,hf-period=10,hf-rand=15/", 10, 15},
+	    {"cpu-clock/period=1000000,hf-period=20000,hf-rand=15/", 20000, 15},
+	    {"cpu-clock/period=1000000,alt-period=10000,alt-period-jitter=2/", 10000, 3},
+	    {"cpu-clock/period=1000000,alt-period=10000,alt-period-jitter=7/", 10000, 8},
+	    {"cpu-clock/period=1000000,hf-period=10000,alt-period-jitter=0/", 10000, 0},
+	    {"cpu-clock/period=20000,hf-period=10000/", 10000, 0},
+	    {"cpu-clock/period=1000000,hf-period=10000,hf-rand=3,alt-period-jitter=2/", 10000, 3},
+	    {"page-faults/period=1000,hf-period=1/", 1, 0},
 	    {"cpu-clock/period=1000/", 0, 0},
 	};
 	struct opened o;
@@ -452,6 +582,8 @@ int main(void)
 	test_terms();
 	test_kernel_without_hf();
 	test_kernel_with_hf();
+	test_kernel_config4();
+	test_fallback();
 	test_facts();
 	return done_testing();
 }
