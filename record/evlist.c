@@ -3,7 +3,8 @@
  * Opening the events of a recording. The attrs follow what perf record 6.1 writes for the same
  * options (checked with `perf evlist -v` on its files):
  *
- *	sample_type	IP|TID|TIME, PERIOD in frequency mode and with -P, CPU for -a/-C,
+ *	sample_type	IP|TID|TIME, PERIOD in frequency mode, with -P and with an alternating
+ *			period (hf-period=: each sample says which window it closes), CPU for -a/-C,
  *			--sample-cpu and tracepoints, RAW|PERIOD for tracepoints and bpf-output,
  *			CALLCHAIN for -g, ADDR|DATA_SRC for -d, READ for the leader and members
  *			of a :S group and READ|ID for an event with S outside a group, and
@@ -16,7 +17,8 @@
  *			alt-period-jitter=) go to the kernel only, in the extended attr of the
  *			alternating-period patches (util/perf-event.h). One
  *			departure from perf: cpu-clock and task-clock get the fixed period the
- *			kernel makes of their frequency, without PERIOD (hrtimer_period())
+ *			kernel makes of their frequency, without PERIOD unless they alternate it
+ *			(hrtimer_period())
  *	flags		disabled on leaders, enable_on_exec for a workload, inherit unless
  *			--no-inherit, -t or :S; the first event tracks mmap, mmap2, comm,
  *			comm_exec, task, ksymbol, bpf_event (and mmap_data with -d,
@@ -331,7 +333,7 @@ static void hrtimer_period(struct evsel *ev, u64 max_rate)
 	ev->hrtimer_freq = freq;
 	a->freq = 0;
 	a->sample_period = NSEC_PER_SEC / freq;
-	if (!ev->keep_period)
+	if (!ev->keep_period && !hf_period(ev))
 		a->sample_type &= ~(u64)PERF_SAMPLE_PERIOD;
 }
 
@@ -602,7 +604,8 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 		}
 		ev->keep_period = opts->sample_period;
 		ev->fix_hrtimer = !opts->pipe && max_rate;
-		if (a->freq || opts->sample_period)
+		/* an alternating period's samples say which window they close */
+		if (a->freq || opts->sample_period || hf_period(ev))
 			a->sample_type |= PERF_SAMPLE_PERIOD;
 		hrtimer_period(ev, max_rate);
 

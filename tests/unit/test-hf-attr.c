@@ -19,6 +19,7 @@
 #include "record/parse-events.h"
 #include "record/target.h"
 #include "report/input.h"
+#include "prec.h"
 #include "tests/tap.h"
 #include "util/perf-event.h"
 
@@ -576,6 +577,67 @@ static void test_facts(void)
 	overhead_facts_release(&f);
 }
 
+static int do_record(void *arg)
+{
+	char **argv = arg;
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	return cmd_record(argc, argv);
+}
+
+/*
+ * A whole recording through a kernel with the field: the facts of the file say which event
+ * alternated its period, and only that event's samples carry their PERIOD.
+ */
+static void test_record(void)
+{
+	char path[] = "/tmp/prec-test-hf-rec-XXXXXX", msg[4096];
+	char *argv[] = {"record", "-q", "-o", path, "-e",
+			"cpu-clock/period=1000000,hf-period=20000,hf-rand=4/", "-e",
+			"task-clock/period=1000000/", "--", "true", NULL};
+	struct pd_reader *r = NULL;
+	const struct perf_event_attr *a;
+	u32 rand = 99;
+	int fd, ret;
+
+	fd = mkstemp(path);
+	if (fd < 0) {
+		ok(0, "record: a temporary file");
+		return;
+	}
+	close(fd);
+	evlist_set_open_fn(kernel_with_hf);
+	nr_calls = 0;
+	answer = 0;
+	answer_second = 0;
+	ret = capture_stderr(do_record, argv, msg, sizeof(msg));
+	evlist_set_open_fn(NULL);
+	if (ret && strstr(msg, "ermission")) {
+		skip("record: the facts and the attrs", "no permission to open events here");
+		unlink(path);
+		return;
+	}
+	if (!ok(ret == 0 && pd_reader_open(&r, path, 0) == 0, "record: it records"))
+		diag("status %d, said: %s", ret, msg);
+	if (r) {
+		is(report_hf_period(r, 0, &rand), 20000, "record: the facts keep hf-period=20000");
+		is(rand, 4, "record: and hf-rand=4");
+		is(report_hf_period(r, 1, &rand), 0, "record: none for the other event");
+		a = pd_reader_attr(r, 0);
+		ok(a && a->config == PERF_COUNT_SW_CPU_CLOCK && a->size == PD_ATTR_SIZE &&
+		       a->sample_type & PERF_SAMPLE_PERIOD,
+		   "record: the alternating event's samples carry PERIOD, in perf 6.1's attr");
+		a = pd_reader_attr(r, 1);
+		ok(a && a->config == PERF_COUNT_SW_TASK_CLOCK &&
+		       !(a->sample_type & PERF_SAMPLE_PERIOD),
+		   "record: the other event's do not (a fixed period, as perf)");
+		pd_reader_close(r);
+	}
+	unlink(path);
+}
+
 int main(void)
 {
 	test_build();
@@ -585,5 +647,6 @@ int main(void)
 	test_kernel_config4();
 	test_fallback();
 	test_facts();
+	test_record();
 	return done_testing();
 }
