@@ -216,6 +216,29 @@ cpu-clock/period=0x200000000,hf-period=0x100000000/|hf-period=4294967296 is abov
 cpu-clock/period=1000000,hf-period=1000000/|hf-period=1000000 is not below .* period 1000000
 EOF
 
+# An event that is only counted (--count) or watched (--switch-output-event) has no sampling
+# period to alternate: the terms are refused in one line naming the one written, status 2, and
+# nothing is recorded.
+n=0
+while IFS='|' read -r opt event term; do
+	n=$((n + 1))
+	mkdir counted$n
+	(cd counted$n && "$PREC" record -q "$opt" "$event" -e cpu-clock -- true >/dev/null \
+		2>../counted$n.err; echo $? >../counted$n.rc)
+	test_expect "refused on $opt: $event" "
+		cat counted$n.err
+		test \"\$(cat counted$n.rc)\" = 2 && test \"\$(wc -l <counted$n.err)\" = 1 &&
+		grep -q -- \"^prec record: $opt '.*': $term= needs a sampling event\" counted$n.err &&
+		test -z \"\$(ls counted$n)\"
+	"
+done <<'EOF'
+--count|cpu-clock/hf-rand=3/|hf-rand
+--count|task-clock/hf-period=20000/|hf-period
+--count|cpu-clock/alt-period-jitter=0/|alt-period-jitter
+--switch-output-event|cpu-clock/alt-period=20000/|alt-period
+--switch-output-event|cpu-clock/hf-rand=2/|hf-rand
+EOF
+
 # Without the terms nothing changes in the file: attrs of 128 bytes (the header's attr_size is
 # attr.size + 16), which perf 6.1 reads.
 "$PREC" record -q -o plain.data -e cpu-clock -c 100000 -- "$HOT3" 0.1 >/dev/null 2>plain.err
