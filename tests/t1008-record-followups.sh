@@ -113,7 +113,9 @@ test_expect "a named group: GROUP_DESC carries its name, as perf's" '
 '
 
 # Does the kernel take the alternating-period field (a u64 at offset 136, attr size 144)? Asked
-# directly: a kernel without the patches answers E2BIG to non-zero bytes past its own attr.
+# directly: a kernel without the patches answers E2BIG to non-zero bytes past its own attr; one
+# with another field there (config4) also opens an hf_sample_period above the period, which the
+# series refuses with EINVAL.
 hf_kernel=$("$PYTHON" - <<'EOF'
 import ctypes, ctypes.util, os, platform, struct
 nr = {"x86_64": 298, "aarch64": 241}.get(platform.machine())
@@ -126,18 +128,25 @@ attr = bytearray(144)
 struct.pack_into("<IIQQ", attr, 0, 1, 144, 0, 1000000)
 # flags: disabled, exclude_kernel, exclude_hv
 struct.pack_into("<Q", attr, 40, 1 | 1 << 5 | 1 << 6)
-struct.pack_into("<Q", attr, 136, 300)
-buf = (ctypes.c_char * 144).from_buffer(attr)
-fd = libc.syscall(nr, buf, 0, -1, -1, 0)
-if fd >= 0:
-    os.close(fd)
-    print("yes")
+def probe(hf):
+    struct.pack_into("<I", attr, 4, 144)
+    struct.pack_into("<Q", attr, 136, hf)
+    buf = (ctypes.c_char * 144).from_buffer(attr)
+    fd = libc.syscall(nr, buf, 0, -1, -1, 0)
+    if fd >= 0:
+        os.close(fd)
+        return 0
+    return ctypes.get_errno()
+err = probe(20000)
+if err:
+    print("E2BIG" if err == 7 else "errno %d" % err)
 else:
-    print("E2BIG" if ctypes.get_errno() == 7 else "errno %d" % ctypes.get_errno())
+    err = probe(2000000)
+    print("yes" if err == 22 else "other-field" if not err else "errno %d" % err)
 EOF
 )
 for term in alt-period hf-period; do
-	"$PREC" record -q -o $term.data -e "cpu-clock/period=1000000,$term=300/" -- true \
+	"$PREC" record -q -o $term.data -e "cpu-clock/period=1000000,$term=20000/" -- true \
 		>/dev/null 2>$term.err
 	echo $? >$term.rc
 done
@@ -147,10 +156,10 @@ done
 for name in hf-rand alt-jitter; do
 	mkdir $name && echo keep >$name/perf.data
 done
-(cd hf-rand && "$PREC" record -q -e 'cpu-clock/period=1000000,hf-period=300,hf-rand=4/' \
+(cd hf-rand && "$PREC" record -q -e 'cpu-clock/period=1000000,hf-period=20000,hf-rand=4/' \
 	-- true >/dev/null 2>../hf-rand.err; echo $? >../hf-rand.rc)
 (cd alt-jitter && "$PREC" record -q \
-	-e 'cpu-clock/period=1000000,alt-period=300,alt-period-jitter=3/' -- true >/dev/null \
+	-e 'cpu-clock/period=1000000,alt-period=20000,alt-period-jitter=3/' -- true >/dev/null \
 	2>../alt-jitter.err; echo $? >../alt-jitter.rc)
 # untouched DIR: the perf.data there is the one the test wrote, and nothing else was made
 untouched() {
@@ -189,6 +198,29 @@ elif [ "$hf_kernel" = yes ]; then
 		test "$(cat hf-rand.rc)" = 0 && test -s hf-rand/perf.data &&
 		test "$(cat alt-jitter.rc)" = 0 && test -s alt-jitter/perf.data
 	'
+	# the facts keep the terms (the file's attr cannot): NUL-separated keys in the file
+	test_expect "a kernel with the patches: the facts keep the periods and the jitters" '
+		tr "\\0" "\\n" <hf-rand/perf.data | grep -a -x -e "event.0.hf_period=20000" \
+			-e "event.0.hf_rand=4" | sort -u | wc -l | grep -qx 2 &&
+		tr "\\0" "\\n" <alt-jitter/perf.data | grep -a -x -e "event.0.hf_period=20000" \
+			-e "event.0.hf_rand=4" | sort -u | wc -l | grep -qx 2
+	'
+	# the kernel got the terms: the samples close windows of both lengths, and say which
+	"$PREC" record -q -o hfwin.data -e 'cpu-clock/period=1000000,hf-period=20000/' -- \
+		"$HOT3" 0.2 >/dev/null 2>hfwin.err
+	test_expect "a kernel with the patches: samples carry both periods, perf 6.1 reads them" '
+		perf evlist -v -i hfwin.data 2>/dev/null | grep "^cpu-clock" >hfwin.evlist &&
+		grep -q "sample_type: [A-Z|]*PERIOD" hfwin.evlist && grep -q "size: 128," hfwin.evlist &&
+		perf script -i hfwin.data -F period 2>/dev/null | tr -d " " | sort -u >hfwin.periods &&
+		grep -qx 20000 hfwin.periods && grep -qx 980000 hfwin.periods
+	'
+elif [ "$hf_kernel" = other-field ]; then
+	test_expect "a kernel with another field at byte 136: one line that says so, no file" '
+		cat hf-period.err
+		test "$(cat hf-period.rc)" = 1 && test "$(wc -l <hf-period.err)" = 1 &&
+		grep -q "^prec: .*is not the hf-period series.*byte 136" hf-period.err &&
+		! test -e hf-period.data && untouched hf-rand
+	'
 else
 	test_skip "alt-period=" "cannot tell whether the kernel has the patches ($hf_kernel)"
 fi
@@ -209,9 +241,14 @@ while IFS='|' read -r event says; do
 	"
 done <<'EOF'
 cpu-clock/period=1000000,hf-rand=4/|hf-rand= needs hf-period=
-cpu-clock/period=1000000,alt-period-jitter=2/|alt-period-jitter= needs hf-period=
-cpu-clock/period=1000000,hf-period=300,hf-rand=16/|hf-rand=16 is above the limit of 15
-cpu-clock/period=1000000,alt-period=300,alt-period-jitter=8/|alt-period-jitter=8 is above .* 7
+cpu-clock/hf-rand=0/|hf-rand= needs hf-period=
+cpu-clock/period=1000000,alt-period-jitter=2/|alt-period-jitter= needs alt-period=
+cpu-clock/alt-period-jitter=0/|alt-period-jitter= needs alt-period=
+cpu-clock/period=1000000,hf-period=20000,hf-rand=16/|hf-rand=16 is above the limit of 15
+cpu-clock/period=1000000,alt-period=20000,alt-period-jitter=8/|alt-period-jitter=8 is above .* 7
+page-faults/period=1000,hf-period=10,hf-rand=15/|hf-rand=15 jitters the long period by up to 16384 either way, not below the 990
+cpu-clock/period=1000000,hf-period=300/|hf-period=300 is below the kernel.s 10 us floor
+task-clock/period=1000000,alt-period=9999/|alt-period=9999 is below the kernel.s 10 us floor
 cpu-clock/period=0x200000000,hf-period=0x100000000/|hf-period=4294967296 is above .* 4294967295
 cpu-clock/period=1000000,hf-period=1000000/|hf-period=1000000 is not below .* period 1000000
 EOF
