@@ -934,8 +934,8 @@ int evlist_check_hf(const struct evlist *evl)
 	case HF_NONE:
 		return no_hf_kernel(first);
 	case HF_OTHER:
-		return error("cannot open '%s': %s=: this kernel's %d-byte perf_event_attr is not the "
-			     "hf-period series' (another field sits at byte %d)",
+		return error("cannot open '%s': %s=: this kernel's %d-byte perf_event_attr is not "
+			     "the hf-period series' (another field sits at byte %d)",
 			     first->name, event_spec_hf_term(first->spec), PERF_ATTR_HF_SIZE,
 			     PERF_ATTR_HF_OFFSET);
 	default:
@@ -986,7 +986,8 @@ again:
 				if (fd < 0) {
 					int err = errno;
 
-					if (fallback_cycles(ev, err) || fallback_inherit_read(ev, err)) {
+					if (fallback_cycles(ev, err) ||
+					    fallback_inherit_read(ev, err)) {
 						/* cpu-clock has limits of its own: check again */
 						if (wants_hf(ev) && check_hf_terms(ev))
 							return -1;

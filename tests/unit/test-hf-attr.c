@@ -116,7 +116,7 @@ static struct {
 	int cpu;
 } calls[MAX_CALLS];
 static int nr_calls;
-static int answer; /* 0: open it; else the errno to refuse with */
+static int answer;	  /* 0: open it; else the errno to refuse with */
 static int answer_second; /* likewise for the second probe (hf_sample_period 2000000) */
 
 static void note_call(const struct perf_event_attr *attr, pid_t pid, int cpu)
@@ -321,7 +321,8 @@ static void test_kernel_with_hf(void)
 		   "with hf: the first probe sets hf_sample_period below the period");
 		memcpy(&a, calls[1].bytes, sizeof(a));
 		ok(calls[1].size == PERF_ATTR_HF_SIZE && a.config == PERF_COUNT_SW_CPU_CLOCK &&
-		       !a.freq && hf_of((struct perf_event_attr *)calls[1].bytes) >= a.sample_period,
+		       !a.freq &&
+		       hf_of((struct perf_event_attr *)calls[1].bytes) >= a.sample_period,
 		   "with hf: the second probe sets it above, which only the series refuses");
 		is(calls[2].size, PERF_ATTR_HF_SIZE, "with hf: the event's attr is 144 bytes");
 		ok(head_kept(calls[2].bytes, &o.evl.ev[0].attr),
@@ -429,11 +430,12 @@ static void test_kernel_without_hf(void)
 	}
 	ret = capture_stderr(do_check, &o, msg, sizeof(msg));
 	is(ret, -1, "without hf: refused");
-	is_str(msg,
-	       "prec: cannot open 'cpu-clock/period=1000000,alt-period=20000/': alt-period= needs a "
-	       "kernel with the alternating-period patches (a 144-byte perf_event_attr); this one "
-	       "takes 136 bytes\n",
-	       "without hf: one line with the size the kernel wrote back");
+	is_str(
+	    msg,
+	    "prec: cannot open 'cpu-clock/period=1000000,alt-period=20000/': alt-period= needs a "
+	    "kernel with the alternating-period patches (a 144-byte perf_event_attr); this one "
+	    "takes 136 bytes\n",
+	    "without hf: one line with the size the kernel wrote back");
 	ret = capture_stderr(do_open, &o, msg, sizeof(msg));
 	is(ret, -1, "without hf: evlist_open refuses too");
 	is(nr_calls, 1, "without hf: the probe ran once and no event was opened");
@@ -449,11 +451,13 @@ static void test_terms(void)
 	} bad[] = {
 	    {"cpu-clock/period=1000000,hf-rand=3/", "hf-rand= needs hf-period="},
 	    {"cpu-clock/period=1000000,hf-rand=0/", "'cpu-clock/period=1000000,hf-rand=0/': "
-						     "hf-rand= needs hf-period="},
-	    {"cpu-clock/period=1000000,alt-period-jitter=3/", "alt-period-jitter= needs alt-period="},
+						    "hf-rand= needs hf-period="},
+	    {"cpu-clock/period=1000000,alt-period-jitter=3/",
+	     "alt-period-jitter= needs alt-period="},
 	    {"cpu-clock/alt-period-jitter=0/", "alt-period-jitter= needs alt-period="},
 	    {"cpu-clock/period=1000000,hf-period=20000,hf-rand=16/", "above the limit of 15"},
-	    {"cpu-clock/period=1000000,hf-period=20000,alt-period-jitter=8/", "above the limit of 7"},
+	    {"cpu-clock/period=1000000,hf-period=20000,alt-period-jitter=8/",
+	     "above the limit of 7"},
 	    {"page-faults/period=0x200000000,hf-period=0x100000000/", "limit of 4294967295"},
 	    {"page-faults/period=1000,hf-period=1000/", "not below the event's period 1000"},
 	    {"page-faults/period=1000,hf-period=10,alt-period=20/", "give one"},
@@ -464,9 +468,11 @@ static void test_terms(void)
 	    {"page-faults/period=1000,hf-period=10,hf-rand=11/", "up to 1024 either way"},
 	    {"page-faults/period=1000,alt-period=10,alt-period-jitter=9/", "above the limit of 7"},
 	    {"page-faults/period=100,alt-period=10,alt-period-jitter=7/",
-	     "alt-period-jitter=7 jitters the long period by up to 128 either way, not below the 90"},
+	     "alt-period-jitter=7 jitters the long period by up to 128 either way, not below the "
+	     "90"},
 	    /* the hrtimer of cpu-clock and task-clock fires after 10 us at the soonest */
-	    {"cpu-clock/period=1000000,hf-period=300/", "hf-period=300 is below the kernel's 10 us"},
+	    {"cpu-clock/period=1000000,hf-period=300/",
+	     "hf-period=300 is below the kernel's 10 us"},
 	    {"task-clock/period=1000000,alt-period=9999/", "alt-period=9999 is below the kernel's"},
 	    {"cpu-clock/period=15000,hf-period=10000/", "the long window, period 15000 minus"},
 	};
@@ -594,9 +600,12 @@ static int do_record(void *arg)
 static void test_record(void)
 {
 	char path[] = "/tmp/prec-test-hf-rec-XXXXXX", msg[4096];
-	char *argv[] = {"record", "-q", "-o", path, "-e",
-			"cpu-clock/period=1000000,hf-period=20000,hf-rand=4/", "-e",
-			"task-clock/period=1000000/", "--", "true", NULL};
+	char *argv[] = {"record", "-q",
+			"-o",	  path,
+			"-e",	  "cpu-clock/period=1000000,hf-period=20000,hf-rand=4/",
+			"-e",	  "task-clock/period=1000000/",
+			"--",	  "true",
+			NULL};
 	struct pd_reader *r = NULL;
 	const struct perf_event_attr *a;
 	u32 rand = 99;
