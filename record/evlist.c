@@ -3,7 +3,8 @@
  * Opening the events of a recording. The attrs follow what perf record 6.1 writes for the same
  * options (checked with `perf evlist -v` on its files):
  *
- *	sample_type	IP|TID|TIME, PERIOD in frequency mode and with -P, CPU for -a/-C,
+ *	sample_type	IP|TID|TIME, PERIOD in frequency mode, with -P and with an alternating
+ *			period (hf-period=: each sample says which window it closes), CPU for -a/-C,
  *			--sample-cpu and tracepoints, RAW|PERIOD for tracepoints and bpf-output,
  *			CALLCHAIN for -g, ADDR|DATA_SRC for -d, READ for the leader and members
  *			of a :S group and READ|ID for an event with S outside a group, and
@@ -12,10 +13,12 @@
  *	read_format	ID|LOST (GROUP with a :S group)
  *	period		-c, or freq with -F (default 4000 Hz); tracepoints, breakpoints and
  *			bpf-output keep the parser's period of 1 unless -c/-F is given; terms
- *			(period=, freq=) win over both. alt-period= / hf-period= go to the kernel
- *			only, in the extended attr of the alternating-period patches. One
+ *			(period=, freq=) win over both. hf-period= / hf-rand= (alt-period= /
+ *			alt-period-jitter=) go to the kernel only, in the extended attr of the
+ *			alternating-period patches (util/perf-event.h). One
  *			departure from perf: cpu-clock and task-clock get the fixed period the
- *			kernel makes of their frequency, without PERIOD (hrtimer_period())
+ *			kernel makes of their frequency, without PERIOD unless they alternate it
+ *			(hrtimer_period())
  *	flags		disabled on leaders, enable_on_exec for a workload, inherit unless
  *			--no-inherit, -t or :S; the first event tracks mmap, mmap2, comm,
  *			comm_exec, task, ksymbol, bpf_event (and mmap_data with -d,
@@ -44,17 +47,27 @@
 #define NSEC_PER_SEC 1000000000ULL
 
 /*
- * The alternating-period patches (Arm, "A mechanism for efficient support for per-function
- * metrics", not in mainline as of 6.18) put the second period in a u64 right after config3:
- * alt_sample_period in v3, hf_sample_period (its low 32 bits) in v4. The attr grows to 144 bytes
- * (PERF_ATTR_SIZE_VER9). A kernel without them refuses non-zero bytes past its own attr with
- * E2BIG and writes its size back into attr.size.
+ * The alternating period (util/perf-event.h): whether the kernel has the field, probed once per
+ * process (0: not yet, 1: it has, -1: it has not; kernel_attr_size then says what it takes).
  */
-#define ATTR_SIZE_HF_PERIOD 144
-#define ATTR_OFF_HF_PERIOD 136
-
-/* The size of the kernel's perf_event_attr, as the last E2BIG reported it. */
+static int hf_kernel;
 static u32 kernel_attr_size;
+
+static int syscall_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			unsigned long flags)
+{
+	return sys_perf_event_open(attr, pid, cpu, group_fd, flags);
+}
+
+/* What opens events and probes: the system call, or a test's kernel. */
+static evlist_open_fn open_fn = syscall_open;
+
+void evlist_set_open_fn(evlist_open_fn fn)
+{
+	open_fn = fn ? fn : syscall_open;
+	hf_kernel = 0;
+	kernel_attr_size = 0;
+}
 
 /* The second period the event's terms ask for (alt-period= or hf-period=), or 0. */
 static u64 hf_period(const struct evsel *ev)
@@ -67,14 +80,60 @@ static u64 hf_period(const struct evsel *ev)
 }
 
 /*
- * perf_event_open() of ev; with alt-period= / hf-period= the attr is extended to carry it (the
- * file keeps the 128-byte attr: perf 6.1 reads no larger one).
+ * The jitter's exponent the kernel gets: hf-rand= as given, or alt-period-jitter=J of the older
+ * series, whose jitter was 2 << J wide (J = 0: none), the width hf_sample_rand = J + 1 gives.
+ */
+static u64 hf_rand(const struct evsel *ev)
+{
+	if (!ev->spec)
+		return 0;
+	if (ev->spec->has_hf_rand)
+		return ev->spec->hf_rand;
+	return ev->spec->has_alt_jitter && ev->spec->alt_jitter ? ev->spec->alt_jitter + 1 : 0;
+}
+
+u32 evsel_hf(const struct evsel *ev, u32 *rand)
+{
+	u64 hf = hf_period(ev);
+
+	/* out of range, evlist_check_hf() refuses to open it */
+	if (!hf || hf > UINT32_MAX || hf_rand(ev) > PERF_ATTR_HF_RAND_MAX) {
+		*rand = 0;
+		return 0;
+	}
+	*rand = (u32)hf_rand(ev);
+	return (u32)hf;
+}
+
+static bool wants_hf(const struct evsel *ev)
+{
+	return !ev->synthetic && ev->spec &&
+	       (ev->spec->has_hf_period || ev->spec->has_alt_period || ev->spec->has_hf_rand ||
+		ev->spec->has_alt_jitter);
+}
+
+static const char *hf_period_term(const struct evsel *ev)
+{
+	return ev->spec->has_hf_period ? "hf-period" : "alt-period";
+}
+
+/* The kernel has no hf_sample field: it said which attr size it takes. */
+static int no_hf_kernel(const struct evsel *ev)
+{
+	return error("cannot open '%s': %s= needs a kernel with the alternating-period patches (a "
+		     "%d-byte perf_event_attr); this one takes %u bytes",
+		     ev->name, hf_period_term(ev), PERF_ATTR_HF_SIZE, kernel_attr_size);
+}
+
+/*
+ * perf_event_open() of ev; with an alternating period the attr grows to carry it (the file keeps
+ * the short attr: perf 6.1 reads no larger one).
  */
 static int open_event(const struct evsel *ev, pid_t pid, int cpu, int group_fd)
 {
 	union {
 		struct perf_event_attr attr;
-		u8 bytes[ATTR_SIZE_HF_PERIOD];
+		u8 bytes[PERF_ATTR_HF_SIZE];
 	} x;
 	u64 hf = hf_period(ev);
 	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
@@ -86,17 +145,90 @@ static int open_event(const struct evsel *ev, pid_t pid, int cpu, int group_fd)
 		flags |= PERF_FLAG_PID_CGROUP;
 	}
 	if (!hf)
-		return sys_perf_event_open((struct perf_event_attr *)&ev->attr, pid, cpu, group_fd,
-					   flags);
-	memset(&x, 0, sizeof(x));
-	memcpy(&x, &ev->attr,
-	       sizeof(ev->attr) < ATTR_OFF_HF_PERIOD ? sizeof(ev->attr) : ATTR_OFF_HF_PERIOD);
-	x.attr.size = ATTR_SIZE_HF_PERIOD;
-	memcpy(x.bytes + ATTR_OFF_HF_PERIOD, &hf, sizeof(hf));
-	fd = sys_perf_event_open(&x.attr, pid, cpu, group_fd, flags);
+		return open_fn((struct perf_event_attr *)&ev->attr, pid, cpu, group_fd, flags);
+	/* evlist_check_hf() has checked the ranges */
+	if (perf_attr_hf_build(&ev->attr, (u32)hf, (u32)hf_rand(ev), x.bytes)) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open_fn(&x.attr, pid, cpu, group_fd, flags);
 	if (fd < 0 && errno == E2BIG)
 		kernel_attr_size = x.attr.size;
 	return fd;
+}
+
+/* The attr of a probe of the kernel: a disabled software event of user space, on ourselves. */
+static void probe_attr(struct perf_event_attr *a, u64 config)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = PERF_TYPE_SOFTWARE;
+	a->size = PD_ATTR_SIZE;
+	a->config = config;
+	a->disabled = 1;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+}
+
+/*
+ * One probe of the kernel: a disabled cpu-clock on ourselves, period 1000000, with a 144-byte
+ * attr whose hf_sample_period is hf. Return: 0 when it opened, else the errno.
+ */
+static int hf_probe_one(u32 hf)
+{
+	struct perf_event_attr a;
+	union {
+		struct perf_event_attr attr;
+		u8 bytes[PERF_ATTR_HF_SIZE];
+	} x;
+	int fd;
+
+	probe_attr(&a, PERF_COUNT_SW_CPU_CLOCK);
+	a.sample_period = 1000000;
+	perf_attr_hf_build(&a, hf, 0, x.bytes);
+	fd = open_fn(&x.attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == E2BIG)
+		kernel_attr_size = x.attr.size;
+	return errno;
+}
+
+/*
+ * Does the kernel have the hf_sample field? The kernel copies the attr before it looks at
+ * anything else and refuses non-zero bytes it does not know with E2BIG: a first probe with
+ * hf_sample_period below the period tells a kernel whose attr ends before byte 136. But another
+ * series may give the 144-byte attr another field there (config4, which cpu-clock ignores), so a
+ * second probe sets hf_sample_period above the period, which only the hf-period series refuses
+ * (EINVAL). A refusal of the first for another reason, or of the second for want of permission,
+ * leaves the real open to say what it thinks of each event.
+ * Return: 1 when it has the field, HF_NONE without a field there, HF_OTHER with another one.
+ */
+#define HF_NONE (-1)
+#define HF_OTHER (-2)
+static int hf_probe(void)
+{
+	int err;
+
+	if (hf_kernel)
+		return hf_kernel;
+	err = hf_probe_one(1000);
+	if (err == E2BIG) {
+		hf_kernel = HF_NONE;
+		return hf_kernel;
+	}
+	hf_kernel = 1;
+	if (err) {
+		debug(1, "the hf_sample probe: %s (the field is there)", strerror(err));
+		return hf_kernel;
+	}
+	err = hf_probe_one(2000000);
+	if (!err)
+		hf_kernel = HF_OTHER;
+	else if (err != EINVAL)
+		debug(1, "the second hf_sample probe: %s (taken as the field)", strerror(err));
+	return hf_kernel;
 }
 
 static struct evsel *evlist_new(struct evlist *evl)
@@ -201,7 +333,7 @@ static void hrtimer_period(struct evsel *ev, u64 max_rate)
 	ev->hrtimer_freq = freq;
 	a->freq = 0;
 	a->sample_period = NSEC_PER_SEC / freq;
-	if (!ev->keep_period)
+	if (!ev->keep_period && !hf_period(ev))
 		a->sample_type &= ~(u64)PERF_SAMPLE_PERIOD;
 }
 
@@ -472,7 +604,8 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 		}
 		ev->keep_period = opts->sample_period;
 		ev->fix_hrtimer = !opts->pipe && max_rate;
-		if (a->freq || opts->sample_period)
+		/* an alternating period's samples say which window they close */
+		if (a->freq || opts->sample_period || hf_period(ev))
 			a->sample_type |= PERF_SAMPLE_PERIOD;
 		hrtimer_period(ev, max_rate);
 
@@ -568,16 +701,12 @@ bool evlist_has_tracepoint(const struct evlist *evl)
 /* Does the running kernel know PERF_FORMAT_LOST (6.0)? Probe once on ourselves. */
 static bool kernel_has_format_lost(void)
 {
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE,
-		.size = PD_ATTR_SIZE,
-		.config = PERF_COUNT_SW_DUMMY,
-		.disabled = 1,
-		.exclude_kernel = 1,
-		.exclude_hv = 1,
-		.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST,
-	};
-	int fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	struct perf_event_attr a;
+	int fd;
+
+	probe_attr(&a, PERF_COUNT_SW_DUMMY);
+	a.read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
+	fd = sys_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 
 	if (fd >= 0) {
 		close(fd);
@@ -599,12 +728,10 @@ static int open_error(const struct evsel *ev, const struct target *t, int cpu, p
 	int paranoid = 2;
 
 	if (hf_period(ev) && (err == E2BIG || err == EINVAL || err == EOPNOTSUPP)) {
-		const char *term = ev->spec->has_hf_period ? "hf-period" : "alt-period";
+		const char *term = hf_period_term(ev);
 
 		if (err == E2BIG)
-			return error("cannot open '%s': %s= needs a kernel with the alternating-period "
-				     "patches (a %d-byte perf_event_attr); this one takes %u bytes",
-				     ev->name, term, ATTR_SIZE_HF_PERIOD, kernel_attr_size);
+			return no_hf_kernel(ev);
 		return error("cannot open '%s' on CPU %d: the kernel refused %s=%llu with these "
 			     "attributes (%s)",
 			     ev->name, cpu, term, (unsigned long long)hf_period(ev), strerror(err));
@@ -719,20 +846,101 @@ static bool fallback_inherit_read(struct evsel *ev, int err)
 	return true;
 }
 
-/* alt-period= and hf-period= both go in the one field the patches add. */
-static int check_hf_period(const struct evsel *ev)
+/*
+ * The kernel re-arms the hrtimer of cpu-clock and task-clock after at least this many ns
+ * (perf_swevent_hrtimer()), whatever their period: a shorter window is this long.
+ */
+#define HRTIMER_MIN_NS 10000ULL
+
+/* The hf terms of one event: one value each, in range, and a period the kernel alternates. */
+static int check_hf_terms(const struct evsel *ev)
 {
 	const struct event_spec *s = ev->spec;
+	const char *rand_term = s->has_hf_rand ? "hf-rand" : "alt-period-jitter";
+	u64 rand_given = s->has_hf_rand ? s->hf_rand : s->alt_jitter;
+	u64 hf = hf_period(ev), rand = hf_rand(ev), base;
+	bool hrtimer = perf_attr_is_hrtimer(&ev->attr);
 
-	if (!s || !hf_period(ev))
-		return 0;
 	if (s->has_hf_period && s->has_alt_period && s->hf_period != s->alt_period)
 		return error("'%s': alt-period= and hf-period= set the same period: give one",
 			     ev->name);
-	if (s->has_hf_period && s->hf_period > UINT32_MAX)
-		return error("'%s': hf-period=%llu is above the kernel's limit of %u", ev->name,
-			     s->hf_period, UINT32_MAX);
+	if (hf > UINT32_MAX)
+		return error("'%s': %s=%llu is above the kernel's limit of %u (32 bits)", ev->name,
+			     hf_period_term(ev), (unsigned long long)hf, UINT32_MAX);
+	if (s->has_hf_rand && s->hf_rand > PERF_ATTR_HF_RAND_MAX)
+		return error("'%s': hf-rand=%llu is above the limit of %d (the jitter is 1 << "
+			     "hf-rand wide)",
+			     ev->name, s->hf_rand, PERF_ATTR_HF_RAND_MAX);
+	if (s->has_alt_jitter && s->alt_jitter > 7)
+		return error("'%s': alt-period-jitter=%llu is above the limit of 7 (a jitter 2 << "
+			     "N wide, which hf-rand=N+1 carries)",
+			     ev->name, s->alt_jitter);
+	if (s->has_hf_rand && s->has_alt_jitter &&
+	    s->hf_rand != (s->alt_jitter ? s->alt_jitter + 1 : 0))
+		return error("'%s': alt-period-jitter= and hf-rand= set the same jitter: give one",
+			     ev->name);
+	/* even a jitter of 0: the term asks for something only an alternating period has */
+	if ((s->has_hf_rand || s->has_alt_jitter) && !hf)
+		return error("'%s': %s= needs %s= (the kernel jitters only an alternating period)",
+			     ev->name, rand_term, s->has_hf_rand ? "hf-period" : "alt-period");
+	if (!hf)
+		return 0;
+	if (!ev->attr.freq && !ev->attr.sample_period)
+		return error("'%s': %s= needs a sampling event (it has no period)", ev->name,
+			     hf_period_term(ev));
+	if (hrtimer && hf < HRTIMER_MIN_NS)
+		return error("'%s': %s=%llu is below the kernel's 10 us floor for cpu-clock and "
+			     "task-clock (their timer re-arms after at least %llu ns)",
+			     ev->name, hf_period_term(ev), (unsigned long long)hf, HRTIMER_MIN_NS);
+	/* in frequency mode the kernel picks the period: nothing more to check here */
+	if (ev->attr.freq)
+		return 0;
+	if (hf >= ev->attr.sample_period)
+		return error("'%s': %s=%llu is not below the event's period %llu", ev->name,
+			     hf_period_term(ev), (unsigned long long)hf,
+			     (unsigned long long)ev->attr.sample_period);
+	base = ev->attr.sample_period - hf;
+	if (hrtimer && base < HRTIMER_MIN_NS)
+		return error("'%s': the long window, period %llu minus %s=%llu, is below the "
+			     "kernel's 10 us floor for cpu-clock and task-clock (%llu ns)",
+			     ev->name, (unsigned long long)ev->attr.sample_period,
+			     hf_period_term(ev), (unsigned long long)hf, HRTIMER_MIN_NS);
+	/* the kernel takes half the jitter's width off the long period unguarded: no wrap */
+	if (rand && (1ULL << rand) / 2 >= base)
+		return error("'%s': %s=%llu jitters the long period by up to %llu either way, not "
+			     "below the %llu it has (period minus %s=)",
+			     ev->name, rand_term, (unsigned long long)rand_given, (1ULL << rand) / 2,
+			     (unsigned long long)base, hf_period_term(ev));
 	return 0;
+}
+
+int evlist_check_hf(const struct evlist *evl)
+{
+	const struct evsel *first = NULL;
+
+	for (int i = 0; i < evl->nr; i++) {
+		const struct evsel *ev = &evl->ev[i];
+
+		if (!wants_hf(ev))
+			continue;
+		if (check_hf_terms(ev))
+			return -1;
+		if (!first)
+			first = ev;
+	}
+	if (!first)
+		return 0;
+	switch (hf_probe()) {
+	case HF_NONE:
+		return no_hf_kernel(first);
+	case HF_OTHER:
+		return error("cannot open '%s': %s=: this kernel's %d-byte perf_event_attr is not "
+			     "the hf-period series' (another field sits at byte %d)",
+			     first->name, event_spec_hf_term(first->spec), PERF_ATTR_HF_SIZE,
+			     PERF_ATTR_HF_OFFSET);
+	default:
+		return 0;
+	}
 }
 
 int evlist_open(struct evlist *evl, const struct target *t)
@@ -753,9 +961,9 @@ int evlist_open(struct evlist *evl, const struct target *t)
 			ev->attr.read_format &= ~(u64)PERF_FORMAT_LOST;
 		if (!ev->synthetic)
 			debug_attr(ev);
-		if (check_hf_period(ev))
-			return -1;
 	}
+	if (evlist_check_hf(evl))
+		return -1;
 
 	for (int c = 0; c < t->nr_cpus; c++) {
 		for (int th = 0; th < t->nr_threads; th++) {
@@ -778,8 +986,13 @@ again:
 				if (fd < 0) {
 					int err = errno;
 
-					if (fallback_cycles(ev, err) || fallback_inherit_read(ev, err))
+					if (fallback_cycles(ev, err) ||
+					    fallback_inherit_read(ev, err)) {
+						/* cpu-clock has limits of its own: check again */
+						if (wants_hf(ev) && check_hf_terms(ev))
+							return -1;
 						goto again;
+					}
 					/* A thread of -p that exited meanwhile: as perf, go on. */
 					if (err == ESRCH && t->task && t->nr_threads > 1) {
 						debug(1, "thread %d is gone", t->threads[th]);

@@ -578,7 +578,9 @@ static int apply_config_term(struct pstate *ps, struct event_spec *ev, const str
 #define CONFIG_TERMS                                                                               \
 	"call-graph,stack-size,max-stack,inherit,no-inherit,overwrite,no-overwrite,time,branch_type,"  \
 	"aux-output,aux-sample-size,nr"
-#define COMMON_TERMS "config,config1,config2,name,period,freq,alt-period,hf-period," CONFIG_TERMS
+#define COMMON_TERMS                                                                               \
+	"config,config1,config2,name,period,freq,alt-period,hf-period,hf-rand,alt-period-jitter,"  \
+	CONFIG_TERMS
 
 /*
  * Apply one of the terms every event takes. Return: 0 when applied, 1 when t is not such a term
@@ -590,7 +592,8 @@ static int apply_common_term(struct pstate *ps, int idx, const struct term *t)
 	const char *k = t->key;
 	bool number = !strcmp(k, "config") || !strcmp(k, "config1") || !strcmp(k, "config2") ||
 		      !strcmp(k, "period") || !strcmp(k, "freq") || !strcmp(k, "alt-period") ||
-		      !strcmp(k, "hf-period");
+		      !strcmp(k, "hf-period") || !strcmp(k, "hf-rand") ||
+		      !strcmp(k, "alt-period-jitter");
 
 	if (number && !t->is_num)
 		return fail(ps, t->vpos, "expected numeric value");
@@ -626,6 +629,13 @@ static int apply_common_term(struct pstate *ps, int idx, const struct term *t)
 			ev->has_hf_period = true;
 			ev->hf_period = t->num;
 		}
+	} else if (!strcmp(k, "hf-rand")) {
+		/* the ranges are checked with the other hf terms (record/evlist.c) */
+		ev->has_hf_rand = true;
+		ev->hf_rand = t->num;
+	} else if (!strcmp(k, "alt-period-jitter")) {
+		ev->has_alt_jitter = true;
+		ev->alt_jitter = t->num;
 	} else if (!strcmp(k, "metric-id") || !strcmp(k, "percore")) {
 		/* perf stat's business: no effect on what is recorded */
 	} else {
@@ -1818,6 +1828,32 @@ int parse_filter(struct event_list *list, const char *filter)
 		f = ev->filter ? xasprintf("(%s) && (%s)", ev->filter, filter) : xstrdup(filter);
 		free(ev->filter);
 		ev->filter = f;
+	}
+	return 0;
+}
+
+const char *event_spec_hf_term(const struct event_spec *ev)
+{
+	if (ev->has_hf_period)
+		return "hf-period";
+	if (ev->has_alt_period)
+		return "alt-period";
+	if (ev->has_hf_rand)
+		return "hf-rand";
+	return ev->has_alt_jitter ? "alt-period-jitter" : NULL;
+}
+
+int event_list_check_counted(const struct event_list *list, char *why, size_t why_len)
+{
+	for (int i = list->cmdline_start; i < list->nr; i++) {
+		const char *term = event_spec_hf_term(&list->ev[i]);
+
+		/* the kernel alternates a sampling period: a counter has none to alternate */
+		if (term) {
+			snprintf(why, why_len, "%s= needs a sampling event: '%s' is not one here",
+				 term, list->ev[i].name);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -16,6 +16,7 @@
 #define PREC_RECORD_PARSE_EVENTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <linux/perf_event.h>
 
 struct event_spec {
@@ -34,8 +35,13 @@ struct event_spec {
 	bool sample_read; /* S: the leader samples and reads the whole group */
 	bool pinned;      /* D */
 	bool has_period, has_freq;
-	bool has_alt_period, has_hf_period;
-	unsigned long long alt_period, hf_period;
+	/*
+	 * The alternating period as given: alt-period= and hf-period= (the same field), hf-rand=
+	 * (the jitter's exponent) and alt-period-jitter= (the older series' exponent, which
+	 * record/evlist.c converts). Ranges are checked when the events are opened.
+	 */
+	bool has_alt_period, has_hf_period, has_hf_rand, has_alt_jitter;
+	unsigned long long alt_period, hf_period, hf_rand, alt_jitter;
 	bool hardware; /* needs a hardware PMU (cycles, cache events, raw, core PMU events) */
 	/*
 	 * Added by the parser's author: the name of a named group "name{a,b}" on its leader (perf
@@ -101,6 +107,24 @@ int parse_filter(struct event_list *list, const char *filter);
  * Return: 0, or -EINVAL with *bad pointing at the word that is not one of them.
  */
 int parse_branch_filter(const char *str, unsigned long long *mask, const char **bad);
+
+/**
+ * event_spec_hf_term - the alternating-period term ev was given, as the user wrote it:
+ * "hf-period", "alt-period", "hf-rand" or "alt-period-jitter" (the first in that order).
+ *
+ * Return: the term's name, or NULL when ev has none.
+ */
+const char *event_spec_hf_term(const struct event_spec *ev);
+
+/**
+ * event_list_check_counted - refuse the alternating-period terms on the events the last
+ * parse_events() call added, for callers that do not sample them (prec stat, --count,
+ * --switch-output-event).
+ * @why: receives a one-line reason naming the term and the event
+ *
+ * Return: 0, or -1 with why filled.
+ */
+int event_list_check_counted(const struct event_list *list, char *why, size_t why_len);
 
 /**
  * event_list_free - free the events and their strings; the list is then empty and reusable.

@@ -494,7 +494,7 @@ static int parse_count_events(struct event_list *list, const char *events, char 
 
 	memset(&perr, 0, sizeof(perr));
 	if (!parse_events(list, events, &perr))
-		return 0;
+		return event_list_check_counted(list, why, why_len);
 	if (perr.pos > 0 && (size_t)perr.pos < strlen(events))
 		snprintf(why, why_len, "event syntax error at '%s': %s", events + perr.pos,
 			 perr.msg);

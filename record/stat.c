@@ -119,16 +119,22 @@ __attribute__((format(printf, 1, 2))) static int bad_usage(const char *fmt, ...)
 	return STAT_USAGE;
 }
 
-/* -e: the one parser of prec record; perf's message on failure. */
+/* -e: the one parser of prec record; perf's message on failure, or why it only counts. */
 static int add_events(struct event_list *list, const char *str)
 {
 	struct parse_error perr;
+	char why[512];
 
 	memset(&perr, 0, sizeof(perr));
-	if (!parse_events(list, str, &perr))
-		return 0;
-	parse_events_print_error(str, &perr);
-	return -1;
+	if (parse_events(list, str, &perr)) {
+		parse_events_print_error(str, &perr);
+		return -1;
+	}
+	if (event_list_check_counted(list, why, sizeof(why))) {
+		bad_usage("%s", why);
+		return -1;
+	}
+	return 0;
 }
 
 /* Return: -1 to go on, or an exit status. */

@@ -3,8 +3,9 @@
 # where the parser leaves something for the recorder to finish: S on an event outside a group
 # (cpu-clock:S reads itself: READ and the id in every sample), the weak default period of
 # breakpoints and bpf-output (kept unless -c or -F), named groups in GROUP_DESC, and the
-# alt-period= / hf-period= terms, which reach the kernel and are refused with one line where it
-# lacks the alternating-period patches. prec's files carry more than one attr (prec:overhead), so
+# alt-period= / hf-period= / hf-rand= / alt-period-jitter= terms, which reach the kernel and are
+# refused with one line where it lacks the alternating-period patches (and by prec itself when
+# out of range). prec's files carry more than one attr (prec:overhead), so
 # PERF_SAMPLE_IDENTIFIER stands in for PERF_SAMPLE_ID there: the comparison leaves both out. And
 # prec gives cpu-clock and task-clock the fixed period the kernel makes of a frequency (1e9/F ns,
 # without PERIOD in the samples): the comparison turns perf's frequency into that period.
@@ -112,7 +113,9 @@ test_expect "a named group: GROUP_DESC carries its name, as perf's" '
 '
 
 # Does the kernel take the alternating-period field (a u64 at offset 136, attr size 144)? Asked
-# directly: a kernel without the patches answers E2BIG to non-zero bytes past its own attr.
+# directly: a kernel without the patches answers E2BIG to non-zero bytes past its own attr; one
+# with another field there (config4) also opens an hf_sample_period above the period, which the
+# series refuses with EINVAL.
 hf_kernel=$("$PYTHON" - <<'EOF'
 import ctypes, ctypes.util, os, platform, struct
 nr = {"x86_64": 298, "aarch64": 241}.get(platform.machine())
@@ -125,21 +128,43 @@ attr = bytearray(144)
 struct.pack_into("<IIQQ", attr, 0, 1, 144, 0, 1000000)
 # flags: disabled, exclude_kernel, exclude_hv
 struct.pack_into("<Q", attr, 40, 1 | 1 << 5 | 1 << 6)
-struct.pack_into("<Q", attr, 136, 300)
-buf = (ctypes.c_char * 144).from_buffer(attr)
-fd = libc.syscall(nr, buf, 0, -1, -1, 0)
-if fd >= 0:
-    os.close(fd)
-    print("yes")
+def probe(hf):
+    struct.pack_into("<I", attr, 4, 144)
+    struct.pack_into("<Q", attr, 136, hf)
+    buf = (ctypes.c_char * 144).from_buffer(attr)
+    fd = libc.syscall(nr, buf, 0, -1, -1, 0)
+    if fd >= 0:
+        os.close(fd)
+        return 0
+    return ctypes.get_errno()
+err = probe(20000)
+if err:
+    print("E2BIG" if err == 7 else "errno %d" % err)
 else:
-    print("E2BIG" if ctypes.get_errno() == 7 else "errno %d" % ctypes.get_errno())
+    err = probe(2000000)
+    print("yes" if err == 22 else "other-field" if not err else "errno %d" % err)
 EOF
 )
 for term in alt-period hf-period; do
-	"$PREC" record -q -o $term.data -e "cpu-clock/period=1000000,$term=300/" -- true \
+	"$PREC" record -q -o $term.data -e "cpu-clock/period=1000000,$term=20000/" -- true \
 		>/dev/null 2>$term.err
 	echo $? >$term.rc
 done
+# The jitter terms: hf-rand= (an exponent, 0-15) and alt-period-jitter= (the older series', 0-7),
+# each with its period. They are recorded with the default output over a perf.data that a
+# refusal must leave as it was, without a perf.data.old.
+for name in hf-rand alt-jitter; do
+	mkdir $name && echo keep >$name/perf.data
+done
+(cd hf-rand && "$PREC" record -q -e 'cpu-clock/period=1000000,hf-period=20000,hf-rand=4/' \
+	-- true >/dev/null 2>../hf-rand.err; echo $? >../hf-rand.rc)
+(cd alt-jitter && "$PREC" record -q \
+	-e 'cpu-clock/period=1000000,alt-period=20000,alt-period-jitter=3/' -- true >/dev/null \
+	2>../alt-jitter.err; echo $? >../alt-jitter.rc)
+# untouched DIR: the perf.data there is the one the test wrote, and nothing else was made
+untouched() {
+	test "$(cat "$1/perf.data")" = keep && test "$(ls "$1")" = perf.data
+}
 if [ "$hf_kernel" = E2BIG ]; then
 	test_expect "alt-period= on a kernel without the patches: one line that says so, no file" '
 		cat alt-period.err
@@ -153,12 +178,113 @@ if [ "$hf_kernel" = E2BIG ]; then
 		grep -q "^prec: .*hf-period=.*alternating-period" hf-period.err &&
 		! test -e hf-period.data
 	'
+	test_expect "hf-period= with hf-rand=: one line, the size the kernel takes, no file" '
+		cat hf-rand.err
+		test "$(cat hf-rand.rc)" = 1 && test "$(wc -l <hf-rand.err)" = 1 &&
+		grep -q "^prec: .*hf-period=.*alternating-period.*144-byte.*takes [0-9]* bytes" \
+			hf-rand.err && untouched hf-rand
+	'
+	test_expect "alt-period= with alt-period-jitter=: likewise" '
+		cat alt-jitter.err
+		test "$(cat alt-jitter.rc)" = 1 && test "$(wc -l <alt-jitter.err)" = 1 &&
+		grep -q "^prec: .*alt-period=.*alternating-period" alt-jitter.err &&
+		untouched alt-jitter
+	'
 elif [ "$hf_kernel" = yes ]; then
 	test_expect "alt-period= on a kernel with the patches: it records" '
 		test "$(cat alt-period.rc)" = 0 && test -s alt-period.data
 	'
+	test_expect "hf-rand= and alt-period-jitter= on a kernel with the patches: they record" '
+		test "$(cat hf-rand.rc)" = 0 && test -s hf-rand/perf.data &&
+		test "$(cat alt-jitter.rc)" = 0 && test -s alt-jitter/perf.data
+	'
+	# the facts keep the terms (the file's attr cannot): NUL-separated keys in the file
+	test_expect "a kernel with the patches: the facts keep the periods and the jitters" '
+		tr "\\0" "\\n" <hf-rand/perf.data | grep -a -x -e "event.0.hf_period=20000" \
+			-e "event.0.hf_rand=4" | sort -u | wc -l | grep -qx 2 &&
+		tr "\\0" "\\n" <alt-jitter/perf.data | grep -a -x -e "event.0.hf_period=20000" \
+			-e "event.0.hf_rand=4" | sort -u | wc -l | grep -qx 2
+	'
+	# the kernel got the terms: the samples close windows of both lengths, and say which
+	"$PREC" record -q -o hfwin.data -e 'cpu-clock/period=1000000,hf-period=20000/' -- \
+		"$HOT3" 0.2 >/dev/null 2>hfwin.err
+	test_expect "a kernel with the patches: samples carry both periods, perf 6.1 reads them" '
+		perf evlist -v -i hfwin.data 2>/dev/null | grep "^cpu-clock" >hfwin.evlist &&
+		grep -q "sample_type: [A-Z|]*PERIOD" hfwin.evlist && grep -q "size: 128," hfwin.evlist &&
+		perf script -i hfwin.data -F period 2>/dev/null | tr -d " " | sort -u >hfwin.periods &&
+		grep -qx 20000 hfwin.periods && grep -qx 980000 hfwin.periods
+	'
+elif [ "$hf_kernel" = other-field ]; then
+	test_expect "a kernel with another field at byte 136: one line that says so, no file" '
+		cat hf-period.err
+		test "$(cat hf-period.rc)" = 1 && test "$(wc -l <hf-period.err)" = 1 &&
+		grep -q "^prec: .*is not the hf-period series.*byte 136" hf-period.err &&
+		! test -e hf-period.data && untouched hf-rand
+	'
 else
 	test_skip "alt-period=" "cannot tell whether the kernel has the patches ($hf_kernel)"
 fi
+
+
+# What prec refuses itself, whatever the kernel: one line naming the term and the limit, before
+# any event is opened, leaving the perf.data there as it was.
+n=0
+while IFS='|' read -r event says; do
+	n=$((n + 1))
+	mkdir bad$n && echo keep >bad$n/perf.data
+	(cd bad$n && "$PREC" record -q -e "$event" -- true >/dev/null 2>../bad$n.err
+	 echo $? >../bad$n.rc)
+	test_expect "refused by prec: $event" "
+		cat bad$n.err
+		test \"\$(cat bad$n.rc)\" = 1 && test \"\$(wc -l <bad$n.err)\" = 1 &&
+		grep -q '^prec: .*$says' bad$n.err && untouched bad$n
+	"
+done <<'EOF'
+cpu-clock/period=1000000,hf-rand=4/|hf-rand= needs hf-period=
+cpu-clock/hf-rand=0/|hf-rand= needs hf-period=
+cpu-clock/period=1000000,alt-period-jitter=2/|alt-period-jitter= needs alt-period=
+cpu-clock/alt-period-jitter=0/|alt-period-jitter= needs alt-period=
+cpu-clock/period=1000000,hf-period=20000,hf-rand=16/|hf-rand=16 is above the limit of 15
+cpu-clock/period=1000000,alt-period=20000,alt-period-jitter=8/|alt-period-jitter=8 is above .* 7
+page-faults/period=1000,hf-period=10,hf-rand=15/|hf-rand=15 jitters the long period by up to 16384 either way, not below the 990
+cpu-clock/period=1000000,hf-period=300/|hf-period=300 is below the kernel.s 10 us floor
+task-clock/period=1000000,alt-period=9999/|alt-period=9999 is below the kernel.s 10 us floor
+cpu-clock/period=0x200000000,hf-period=0x100000000/|hf-period=4294967296 is above .* 4294967295
+cpu-clock/period=1000000,hf-period=1000000/|hf-period=1000000 is not below .* period 1000000
+EOF
+
+# An event that is only counted (--count) or watched (--switch-output-event) has no sampling
+# period to alternate: the terms are refused in one line naming the one written, status 2, and
+# nothing is recorded.
+n=0
+while IFS='|' read -r opt event term; do
+	n=$((n + 1))
+	mkdir counted$n
+	(cd counted$n && "$PREC" record -q "$opt" "$event" -e cpu-clock -- true >/dev/null \
+		2>../counted$n.err; echo $? >../counted$n.rc)
+	test_expect "refused on $opt: $event" "
+		cat counted$n.err
+		test \"\$(cat counted$n.rc)\" = 2 && test \"\$(wc -l <counted$n.err)\" = 1 &&
+		grep -q -- \"^prec record: $opt '.*': $term= needs a sampling event\" counted$n.err &&
+		test -z \"\$(ls counted$n)\"
+	"
+done <<'EOF'
+--count|cpu-clock/hf-rand=3/|hf-rand
+--count|task-clock/hf-period=20000/|hf-period
+--count|cpu-clock/alt-period-jitter=0/|alt-period-jitter
+--switch-output-event|cpu-clock/alt-period=20000/|alt-period
+--switch-output-event|cpu-clock/hf-rand=2/|hf-rand
+EOF
+
+# Without the terms nothing changes in the file: attrs of 128 bytes (the header's attr_size is
+# attr.size + 16), which perf 6.1 reads.
+"$PREC" record -q -o plain.data -e cpu-clock -c 100000 -- "$HOT3" 0.1 >/dev/null 2>plain.err
+test_expect "no hf terms: the file's attrs are 128 bytes and perf reads them" '
+	no_stderr plain.err &&
+	test "$(od -An -tu8 -j16 -N8 plain.data | tr -d " ")" = 144 &&
+	perf evlist -v -i plain.data 2>/dev/null | grep "^cpu-clock" >plain.evlist &&
+	grep -q "size: 128," plain.evlist && ! grep -q hf_ plain.evlist &&
+	perf_clean perf report -i plain.data --stdio >plain.report && grep -q hot plain.report
+'
 
 done_testing

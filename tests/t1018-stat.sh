@@ -347,10 +347,13 @@ bad 129 "no-such-option" --no-such-option -- true
 bad 234 "999999999" -p 999999999
 bad 234 "-p .abc." -p abc
 bad 234 "-C .abc." -C abc -- true
+# the alternating-period terms of prec record: a counted event has no period to alternate
+bad 129 "hf-rand= needs a sampling event" -e cpu-clock/hf-rand=4/ -- true
+bad 129 "alt-period= needs a sampling event" -e cpu-clock/alt-period=20000/ -- true
 test_expect "bad input: the statuses above are perf stat's own" '
 	for args in "-e no-such-event -- true" "-I abc -- true" "-r -1 -- true" \
 		"-r abc -- true" "-x" "-A -- true" "--no-such-option -- true" "-p 999999999" \
-		"-p abc" "-C abc -- true"; do
+		"-p abc" "-C abc -- true" "-e cpu-clock/hf-rand=4/ -- true"; do
 		"$PREC" stat $args >/dev/null 2>&1; a=$?
 		perf stat $args >/dev/null 2>&1 </dev/null; b=$?
 		test $a = $b || { echo "$args: prec $a perf $b"; exit 1; }
@@ -375,6 +378,11 @@ fi
 test_expect "bad input: one line for an option, perf stat's status 129" '
 	"$PREC" stat -I abc -- true 2>err; rc=$?
 	test $rc = 129 && test "$(wc -l <err)" = 1
+'
+test_expect "an hf term on a counted event: one line, status 129, nothing counted" '
+	"$PREC" stat -e cpu-clock/hf-rand=4/ -- true 2>err; rc=$?
+	test $rc = 129 && test "$(wc -l <err)" = 1 &&
+	grep -q "^prec stat: hf-rand= needs a sampling event: .cpu-clock/hf-rand=4/." err
 '
 test_expect "a command that cannot run: perf's status 255 and one line" '
 	"$PREC" stat -- /nonexistent/cmd 2>err; rc=$?
