@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "overhead/facts.h"
 #include "report/filter.h"
 #include "report/hist.h"
 #include "report/metrics.h"
@@ -242,14 +241,6 @@ static void group_metrics(struct metrics *mx, struct group *g)
 	}
 }
 
-/* The facts prec record wrote: with hf-period, the period it asked the kernel for. */
-static u64 facts_hf_period(struct pd_reader *r, u32 idx)
-{
-	(void)r;
-	(void)idx;
-	return 0;
-}
-
 /* The group a sample reads, made at the first sample of its leader; NULL if it reads none. */
 static struct group *group_of(struct metrics *mx, const struct psample *smp)
 {
@@ -308,7 +299,7 @@ static struct group *group_of(struct metrics *mx, const struct psample *smp)
 	}
 	a = pd_reader_attr(r, g->leader);
 	g->period = a && !a->freq ? a->sample_period : 0;
-	g->hf_period = facts_hf_period(r, g->leader);
+	g->hf_period = report_hf_period(r, g->leader, NULL);
 	group_metrics(mx, g);
 	g->mask = 63;
 	g->table = xcalloc(g->mask + 1, sizeof(*g->table));

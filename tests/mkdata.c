@@ -26,7 +26,8 @@
  *   groupread   group samples that read their group (-e '{...}:S'): the hardware group
  *               {cycles,instructions,branch-misses,cache-references,cache-misses} whose leader
  *               alternates windows of 999700 and 300 (two threads, two CPUs, a throttled span,
- *               an address without a symbol), and {task-clock,page-faults,context-switches}
+ *               an address without a symbol; the facts say hf-period=300), and
+ *               {task-clock,page-faults,context-switches}
  *
  * Exit status: 0; 77 when KIND cannot be made here (the reason on stderr); 1 on an error.
  */
@@ -1169,6 +1170,21 @@ static void make_groupread(const char *file, int argc, char **argv)
 		put(&m);
 	}
 	exit_record(&m);
+	/* what prec record says of a leader it opened with hf-period=300 */
+	{
+		struct pd_buf b = PD_BUF_INIT;
+		struct overhead_facts f;
+
+		overhead_facts_init(&f);
+		if (!overhead_facts_event(&f, 0))
+			fail("out of memory");
+		overhead_facts_event(&f, 0)->hf_period = 300;
+		check(overhead_facts_encode(&f, &b), "overhead_facts_encode");
+		check(pd_writer_set_feature(m.w, PD_FEAT_PREC, b.data, b.len), "PD_FEAT_PREC");
+		pd_buf_release(&b);
+		overhead_facts_release(&f);
+		printf("hf_period cycles 300\n");
+	}
 	printf("group cycles instructions branch-misses cache-references cache-misses\n");
 	printf("group task-clock page-faults context-switches\n");
 	printf("samples %d\n", m.nr_samples);

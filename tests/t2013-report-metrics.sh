@@ -23,7 +23,8 @@ DSO=$(awk '$1 == "dso" { print $2 }' manifest)
 
 # What mkdata wrote (tests/mkdata.c, make_groupread), and the table it makes by hand.
 #
-# Group 1, {cycles,instructions,branch-misses,cache-references,cache-misses}, period 1000000.
+# Group 1, {cycles,instructions,branch-misses,cache-references,cache-misses}, period 1000000,
+# hf-period=300 in the facts.
 # A short window's deltas depend on the function it ends in (cycles, instructions, branch-misses,
 # cache-references, cache-misses):
 #   hot_a 300 200 2 10 5    hot_b 300 600 3 20 3    hot_c 300 100 1 40 10
@@ -114,6 +115,10 @@ test_expect "--metrics: the headers count the windows as computed by hand" '
 	grep -q "^# Group {cycles,instructions,branch-misses,cache-references,cache-misses}: 28 samples" \
 		discard.out &&
 	grep -q "^# Group {task-clock,page-faults,context-switches}: 8 samples" discard.out'
+
+test_expect "--metrics: the header says prec recorded the leader with hf-period=300 (facts)" '
+	grep -qx "hf_period cycles 300" manifest &&
+	[ "$(grep -c "^# prec recorded it with hf-period=300\$" discard.out)" = 1 ]'
 
 test_expect "--metrics=all: every row of both tables is the hand-computed one" '
 	"$PREC" report -i gr.data --metrics=all >all.out 2>err && no_stderr err &&
