@@ -32,6 +32,9 @@
 
 enum metrics_mode_value { MODE_DISCARD, MODE_ALL };
 
+/* The largest group the view takes (a read of more members is left out, and said so). */
+#define MAX_MEMBERS 64
+
 /* The derived metrics, in the order the table and the JSON show them. */
 enum op { OP_CYCLES, OP_INSNS, OP_BRANCH_MISSES, OP_CACHE_REFS, OP_CACHE_MISSES, OP_NR };
 
@@ -73,7 +76,7 @@ struct group {
 	char **names;
 	u64 period;    /* the leader's fixed period; 0 at a frequency */
 	int op[OP_NR]; /* the member of each operand; -1 if absent */
-	struct metric metrics[NR_DERIVED + 64];
+	struct metric metrics[NR_DERIVED + MAX_MEMBERS];
 	u32 nr_metrics;
 	struct func *funcs;
 	u32 nr_funcs, cap_funcs;
@@ -121,8 +124,7 @@ struct metrics {
 	struct span *spans;
 	u32 nr_spans, cap_spans;
 	u64 seq;
-	u64 *deltas; /* scratch */
-	u32 deltas_cap;
+	u64 too_large; /* samples of groups larger than MAX_MEMBERS */
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -206,7 +208,7 @@ static bool is_clock(const struct perf_event_attr *a)
 /* The metrics a group shows: the derived ones it has the operands of, then its other members. */
 static void group_metrics(struct metrics *mx, struct group *g)
 {
-	bool operand[64] = {false};
+	bool operand[MAX_MEMBERS] = {false};
 	const struct perf_event_attr *la = pd_reader_attr(mx->s.r, g->leader);
 
 	for (size_t i = 0; i < NR_DERIVED; i++) {
@@ -221,7 +223,7 @@ static void group_metrics(struct metrics *mx, struct group *g)
 		operand[m->num] = operand[m->den] = true;
 		g->nr_metrics++;
 	}
-	for (u32 i = 1; i < g->nr && i < 64; i++) {
+	for (u32 i = 1; i < g->nr && i < MAX_MEMBERS; i++) {
 		struct metric *m = &g->metrics[g->nr_metrics];
 
 		if (operand[i])
@@ -270,6 +272,10 @@ static struct group *group_of(struct metrics *mx, const struct psample *smp)
 	g = mx->by_attr[leader];
 	if (g)
 		return g;
+	if (smp->nr_read > MAX_MEMBERS) {
+		mx->too_large++;
+		return NULL;
+	}
 	g = xcalloc(1, sizeof(*g));
 	g->leader = (u32)leader;
 	g->nr = (u32)smp->nr_read;
@@ -448,7 +454,7 @@ static void on_sample(struct session *s, struct thread *t, const struct psample 
 {
 	struct metrics *mx = arg;
 	const struct report_opts *o = mx->o;
-	u64 values[64];
+	u64 values[MAX_MEMBERS], deltas[MAX_MEMBERS];
 	struct key_state *ks;
 	struct group *g;
 	struct func *f;
@@ -464,7 +470,7 @@ static void on_sample(struct session *s, struct thread *t, const struct psample 
 		g->member_samples++;
 		return;
 	}
-	if (smp->nr_read != g->nr || g->nr > 64) {
+	if (smp->nr_read != g->nr) {
 		g->mismatched++;
 		return;
 	}
@@ -479,12 +485,8 @@ static void on_sample(struct session *s, struct thread *t, const struct psample 
 	g->samples++;
 	for (u32 i = 0; i < g->nr; i++)
 		values[i] = smp->read[i].value;
-	if (mx->deltas_cap < g->nr) {
-		mx->deltas_cap = 64;
-		mx->deltas = xrealloc(mx->deltas, mx->deltas_cap * sizeof(*mx->deltas));
-	}
 	fi = func_of(g, session_frame(s, session_resolve(s, t, smp->cpumode, smp->ip)));
-	switch (metrics_step(&ks->k, values, g->nr, fi, key_throttled(mx, ks, smp->tid), mx->deltas,
+	switch (metrics_step(&ks->k, values, g->nr, fi, key_throttled(mx, ks, smp->tid), deltas,
 			     &same)) {
 	case METRICS_START:
 		break;
@@ -493,7 +495,7 @@ static void on_sample(struct session *s, struct thread *t, const struct psample 
 		break;
 	case METRICS_WINDOW:
 		f = &g->funcs[fi];
-		bin = metrics_is_short(g->period, mx->deltas[0]) ? BIN_SHORT : BIN_LONG;
+		bin = metrics_is_short(g->period, deltas[0]) ? BIN_SHORT : BIN_LONG;
 		g->nr_windows[bin]++;
 		if (!same && mx->mode == MODE_DISCARD) {
 			f->discarded[bin]++;
@@ -501,7 +503,7 @@ static void on_sample(struct session *s, struct thread *t, const struct psample 
 		}
 		f->windows[bin]++;
 		for (u32 i = 0; i < g->nr; i++)
-			f->counts[bin * g->nr + i] += mx->deltas[i];
+			f->counts[bin * g->nr + i] += deltas[i];
 		break;
 	}
 	ks->seq = mx->seq;
@@ -695,7 +697,7 @@ static void group_title(const struct group *g, char *buf, size_t len)
 static void print_table(const struct metrics *mx, const struct group *g)
 {
 	char title[1024], num[32];
-	int cw[64], mw[NR_DERIVED + 64], dw = 13;
+	int cw[MAX_MEMBERS], mw[NR_DERIVED + MAX_MEMBERS], dw = 13;
 	double v;
 
 	group_title(g, title, sizeof(title));
@@ -789,7 +791,6 @@ static void metrics_free(struct metrics *mx)
 	free(mx->groups);
 	free(mx->by_attr);
 	free(mx->spans);
-	free(mx->deltas);
 	session_exit(&mx->s);
 }
 
@@ -823,11 +824,15 @@ int report_metrics(struct report *rep, const struct report_opts *o)
 		}
 		for (u32 i = 0; i < mx.nr_groups; i++)
 			if (mx.groups[i]->mismatched)
-				warning("%s: %" PRIu64 " samples of %s read another number of "
-					"values than the group has: left out",
+				warning("%s: %" PRIu64 " samples of %s were left out: they read "
+					"another number of values than its first sample",
 					rep->path, mx.groups[i]->mismatched,
 					mx.groups[i]->names[0]);
 	}
+	if (mx.too_large)
+		warning("%s: %" PRIu64 " samples that read groups of more than %d members were "
+			"left out",
+			rep->path, mx.too_large, MAX_MEMBERS);
 	metrics_free(&mx);
 	return ret ? 1 : 0;
 }
