@@ -1091,6 +1091,11 @@ static void make_groupread(const char *file, int argc, char **argv)
 			a->sample_period = 1000000;
 			a->disabled = a->enable_on_exec = 1;
 		}
+		/*
+		 * the hardware group counts each thread apart under one id (inherited counters);
+		 * the software one is a per-CPU counter that counts whichever thread runs
+		 */
+		a->inherit = i < 5;
 		if (i == 0) {
 			a->mmap = a->comm = a->task = a->mmap2 = a->comm_exec = 1;
 			m.attr0 = *a;
@@ -1159,13 +1164,16 @@ static void make_groupread(const char *file, int argc, char **argv)
 		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_A]);     /* hot_a */
 		put(&m);
 	}
-	/* the software group: not alternating; its windows by the function they end in */
+	/*
+	 * the software group: not alternating; its windows by the function they end in; its last
+	 * two samples are of thread 2 then thread 1 again, on the one per-CPU counter
+	 */
 	{
-		static const int seq[] = { 0, 0, 0, 1, 1, 2, 2, 0 };
+		static const int seq[] = { 0, 0, 0, 1, 1, 2, 2, 0, 0, 0 };
 		static const int syms[] = { SYM_HOT_A, SYM_HOT_B, SYM_HOT_C };
 
-		for (i = 0; i < 8; i++)
-			gr_sample(&m, &attr[5], &sw, 3, t1, inside(&h, syms[seq[i]]),
+		for (i = 0; i < 10; i++)
+			gr_sample(&m, &attr[5], &sw, 3, i == 8 ? t2 : t1, inside(&h, syms[seq[i]]),
 				  sw_delta[seq[i]]);
 		put(&m);
 	}
