@@ -28,6 +28,11 @@
  *               alternates windows of 999700 and 300 (two threads, two CPUs, a throttled span,
  *               an address without a symbol; the facts say hf-period=300), and
  *               {task-clock,page-faults,context-switches}
+ *   groupthrottle  two {task-clock,page-faults}:S groups, one per-CPU (not inherit), one
+ *               inherit (two threads under one id), each with a throttled span whose UNTHROTTLE
+ *               names another thread than its THROTTLE, as the kernel writes them
+ *   groupnoid   {task-clock,page-faults}:S read without ids (no PERF_FORMAT_ID), the member
+ *               sampling too, one sample on the second CPU; the group is in GROUP_DESC
  *
  * Exit status: 0; 77 when KIND cannot be made here (the reason on stderr); 1 on an error.
  */
@@ -1199,13 +1204,156 @@ static void make_groupread(const char *file, int argc, char **argv)
 	close_writer(&m, first, m.time - TSTEP);
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* groupthrottle, groupnoid: small {task-clock,page-faults} groups */
+
+/*
+ * Add the two attrs of a {task-clock,page-faults} group reading ids id and id + 1, the leader
+ * sampling every 1000000 ns, the member every sample_member page faults (0: it does not).
+ */
+static void small_group(struct mk *m, struct perf_event_attr *a, u32 first, u64 read_format,
+			bool inherit, u64 sample_member, u64 id)
+{
+	static const char *const names[2] = { "task-clock", "page-faults" };
+	static const u64 configs[2] = { PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_PAGE_FAULTS };
+	for (u32 i = 0; i < 2; i++) {
+		u64 ids = id + i;
+
+		a[i] = base_attr(PERF_TYPE_SOFTWARE, configs[i]);
+		a[i].sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_READ;
+		a[i].read_format = read_format;
+		a[i].inherit = inherit;
+		a[i].sample_period = i ? sample_member : 1000000;
+		a[i].disabled = a[i].enable_on_exec = !i;
+		if (!first && !i) {
+			a[i].mmap = a[i].comm = a[i].task = a[i].mmap2 = a[i].comm_exec = 1;
+			m->attr0 = a[i];
+		}
+		check(pd_writer_add_attr(m->w, &a[i], names[i], &ids, 1), "add attr");
+	}
+	check(pd_writer_add_group(m->w, NULL, first, 2), "add group");
+}
+
+/* A sample of attr a of a small group: its values advance by ns and faults. */
+static void small_sample(struct mk *m, const struct perf_event_attr *a, u64 id, u64 *values,
+			 u64 leader_id, u32 tid, u32 cpu, u64 ip, u64 ns, u64 faults)
+{
+	struct pd_read_value v[2];
+	struct pd_sample s;
+
+	values[0] += ns;
+	values[1] += faults;
+	for (u32 i = 0; i < 2; i++) {
+		v[i].value = values[i];
+		v[i].id = leader_id + i;
+		v[i].lost = 0;
+	}
+	s = id_of(m, id, cpu);
+	s.tid = tid;
+	s.misc = PERF_RECORD_MISC_USER;
+	s.ip = ip;
+	s.read.nr = 2;
+	s.read.values = v;
+	check(pd_encode_sample(&m->rec, a, &s), "SAMPLE");
+	m->nr_samples++;
+	m->time += TSTEP;
+}
+
+static void make_groupthrottle(const char *file, int argc, char **argv)
+{
+	const u64 rf = PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
+	const u32 t1 = PID, t2 = PID + 1;
+	struct perf_event_attr a[2], b[2];
+	u64 va[2] = { 0 }, v1[2] = { 0 }, v2[2] = { 0 }, first, ha;
+	struct hot3 h;
+	struct mk m;
+	int i;
+
+	memset(&h, 0, sizeof(h));
+	load_hot3(&h);
+	ha = inside(&h, SYM_HOT_A);
+	open_writer(&m, file, 0, argc, argv);
+	small_group(&m, a, 0, rf, false, 0, 101);
+	small_group(&m, b, 2, rf, true, 0, 201);
+	check(pd_writer_begin(m.w), "pd_writer_begin");
+	comm_and_mmap(&m, &h);
+	{
+		struct pd_sample id = id_of(&m, 0, 0);
+
+		id.tid = t2;
+		check(pd_encode_comm(&m.rec, &m.attr0, PID, t2, "hot3", false, &id), "COMM");
+		put(&m);
+	}
+	first = m.time;
+	/*
+	 * per-CPU: 3 samples (2 windows), THROTTLE in thread 1, 1 sample inside, UNTHROTTLE in
+	 * thread 2 (the tick's), 6 samples: the first after the span is throttled, then 5 windows
+	 */
+	for (i = 0; i < 3; i++)
+		small_sample(&m, &a[0], 101, va, 101, t1, 0, ha, 1000000, 4);
+	gr_throttle(&m, false, 101, t1);
+	small_sample(&m, &a[0], 101, va, 101, t1, 0, ha, 1000000, 4);
+	gr_throttle(&m, true, 101, t2);
+	for (i = 0; i < 6; i++)
+		small_sample(&m, &a[0], 101, va, 101, t1, 0, ha, 1000000, 4);
+	/*
+	 * inherit: threads 1 and 2 each have their counter under id 201; the THROTTLE of thread 1
+	 * spans only its samples, and the UNTHROTTLE (in thread 2) ends it
+	 */
+	small_sample(&m, &b[0], 201, v1, 201, t1, 0, ha, 1000000, 1); /* t1 start */
+	small_sample(&m, &b[0], 201, v2, 201, t2, 0, ha, 1000000, 1); /* t2 start */
+	small_sample(&m, &b[0], 201, v1, 201, t1, 0, ha, 1000000, 1); /* t1 window */
+	gr_throttle(&m, false, 201, t1);
+	small_sample(&m, &b[0], 201, v2, 201, t2, 0, ha, 1000000, 1); /* t2 window: not its span */
+	small_sample(&m, &b[0], 201, v1, 201, t1, 0, ha, 1000000, 1); /* t1 throttled: inside */
+	gr_throttle(&m, true, 201, t2);
+	small_sample(&m, &b[0], 201, v1, 201, t1, 0, ha, 1000000, 1); /* t1 throttled: first after */
+	small_sample(&m, &b[0], 201, v1, 201, t1, 0, ha, 1000000, 1); /* t1 window */
+	small_sample(&m, &b[0], 201, v2, 201, t2, 0, ha, 1000000, 1); /* t2 window */
+	put(&m);
+	exit_record(&m);
+	printf("samples %d\n", m.nr_samples);
+	close_writer(&m, first, m.time - TSTEP);
+}
+
+static void make_groupnoid(const char *file, int argc, char **argv)
+{
+	struct perf_event_attr a[2];
+	u64 v[2] = { 0 }, first;
+	struct hot3 h;
+	struct mk m;
+
+	memset(&h, 0, sizeof(h));
+	load_hot3(&h);
+	open_writer(&m, file, 0, argc, argv);
+	small_group(&m, a, 0, PERF_FORMAT_GROUP, false, 1, 101);
+	check(pd_writer_begin(m.w), "pd_writer_begin");
+	comm_and_mmap(&m, &h);
+	first = m.time;
+	/*
+	 * the leader: hot_a 4 times (4 faults a window), then hot_b 4 times (none), the sixth
+	 * sample on the second CPU; after each, a sample of the member, in hot_c
+	 */
+	for (int i = 0; i < 8; i++) {
+		u64 ip = inside(&h, i < 4 ? SYM_HOT_A : SYM_HOT_B);
+
+		small_sample(&m, &a[0], 101, v, 101, PID, i == 5, ip, 1000000, i < 4 ? 4 : 0);
+		small_sample(&m, &a[1], 102, v, 101, PID, i == 5, inside(&h, SYM_HOT_C), 0, 0);
+	}
+	put(&m);
+	exit_record(&m);
+	printf("samples %d\n", m.nr_samples);
+	close_writer(&m, first, m.time - TSTEP);
+}
+
 int main(int argc, char **argv)
 {
 	const char *kind, *file;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s events|compressed|compressed-pipe|pipe|tracepoint|tracepoint-pipe|\n"
-			"       overhead|stat|latecomm|aggregated|groupread FILE\n", prog);
+			"       overhead|stat|latecomm|aggregated|groupread|groupthrottle|groupnoid FILE\n", prog);
 		return 2;
 	}
 	kind = argv[1];
@@ -1238,6 +1386,10 @@ int main(int argc, char **argv)
 		make_aggregated(file, argc, argv);
 	} else if (!strcmp(kind, "groupread")) {
 		make_groupread(file, argc, argv);
+	} else if (!strcmp(kind, "groupthrottle")) {
+		make_groupthrottle(file, argc, argv);
+	} else if (!strcmp(kind, "groupnoid")) {
+		make_groupnoid(file, argc, argv);
 	} else {
 		fprintf(stderr, "%s: unknown kind %s\n", prog, kind);
 		return 2;

@@ -226,6 +226,49 @@ test_expect "--metrics --tid leaves out the other thread's windows" '
 	"$PREC" report -i gr.data --metrics --tid 4243 >tid.out 2>err && no_stderr err &&
 	rows tid.out | head -1 | grep -q "^2 0 0.00% 600 66.67% .* hot_c\$"'
 
+# groupthrottle: a per-CPU group (not inherit) whose UNTHROTTLE names another thread than its
+# THROTTLE: 3 samples (2 windows), the span (1 sample), 6 samples of which the first after the
+# span is throttled: 7 windows of 1000000 ns and 4 faults, 2 throttled. An inherit group, two
+# threads under one id: thread 1's span (1 sample inside, the first after) leaves thread 2's
+# windows alone: 4 windows of 1000000 ns and 1 fault, 2 throttled.
+test_expect "throttling: UNTHROTTLE in another thread ends the span; inherit spans are per thread" '
+	"$MK" groupthrottle thr.data >/dev/null &&
+	"$PREC" report -i thr.data --metrics >thr.out 2>err && no_stderr err &&
+	rows thr.out >got &&
+	printf "%s\n" "7 0 0.00% 7000000 100.00% 28 100.00% 4.0000 hot3 [.] hot_a" -- \
+		"4 0 0.00% 4000000 100.00% 4 100.00% 1.0000 hot3 [.] hot_a" >want &&
+	diff want got &&
+	[ "$(grep -c "^# Windows: [74] attributed, 0 discarded (0.00%), 2 throttled\$" thr.out)" = 2 ]'
+
+# groupnoid: read without ids: GROUP_DESC makes {task-clock,page-faults} one group whose member
+# samples too (8 samples left out, their reads are the leader's). The leader: hot_a 4 times
+# (4 faults a window), hot_b 4 times (none), the sixth sample on CPU 1: 3 windows in hot_a, the
+# one into hot_b discarded, 3 in hot_b. --cpu 0 leaves the sixth out and no window reaches
+# across it: the seventh only starts one, hot_b has 1.
+test_expect "a group read without ids: one group from GROUP_DESC, the member that samples noted" '
+	"$MK" groupnoid noid.data >/dev/null &&
+	"$PREC" report -i noid.data --metrics >noid.out 2>err && no_stderr err &&
+	[ "$(grep -c "^# Group " noid.out)" = 1 ] &&
+	grep -q "^# Group {task-clock,page-faults}: 8 samples of task-clock\$" noid.out &&
+	grep -q "^# 8 samples of members that sample too were left out" noid.out &&
+	rows noid.out >got &&
+	printf "%s\n" "3 0 0.00% 3000000 50.00% 12 100.00% 4.0000 hot3 [.] hot_a" \
+		"3 1 25.00% 3000000 50.00% 0 0.00% 0.0000 hot3 [.] hot_b" >want &&
+	diff want got'
+
+test_expect "--cpu: a window does not reach across a sample of another CPU" '
+	"$PREC" report -i noid.data --metrics --cpu 0 >cpu.out 2>err && no_stderr err &&
+	rows cpu.out >got &&
+	printf "%s\n" "3 0 0.00% 3000000 75.00% 12 100.00% 4.0000 hot3 [.] hot_a" \
+		"1 1 50.00% 1000000 25.00% 0 0.00% 0.0000 hot3 [.] hot_b" >want &&
+	diff want got'
+
+test_expect "--metrics all and --metrics discard: the mode as the next word, as -g takes it" '
+	"$PREC" report -i gr.data --metrics all >all2.out 2>err && no_stderr err &&
+	cmp all.out all2.out &&
+	"$PREC" report --metrics discard -i gr.data >d3.out 2>err && no_stderr err &&
+	cmp discard.out d3.out'
+
 test_expect "a file without group samples: one line, exit status 1" '
 	"$PREC" record -q -o plain.data -e task-clock -c 1000000 -- "$HOT3" 0.2 >/dev/null 2>&1;
 	"$PREC" report -i plain.data --metrics >out 2>err; rc=$?
@@ -268,5 +311,11 @@ test_expect "a group recorded by perf record gives a table whose rows add up to 
 	"$PREC" report -i perf.data --metrics >perfrec.out 2>err && no_stderr err &&
 	grep -q "^# Group {task-clock,page-faults}: " perfrec.out &&
 	"$PREC" report -i perf.data --metrics --json >perfrec.json && sums_match perfrec.json'
+
+test_expect "a group recorded into a pipe: prec report -i - --metrics reads it" '
+	"$PREC" record -q -o - -e "{task-clock,page-faults}:S" -c 200000 -- "$HOT3" 0.3 \
+		2>rec.err | "$PREC" report -i - --metrics --json >pipe.json 2>err &&
+	no_stderr err && sums_match pipe.json &&
+	grep -q "\"members\": \[\"task-clock\", \"page-faults\"\]" pipe.json'
 
 done_testing
