@@ -33,6 +33,8 @@
  *               names another thread than its THROTTLE, as the kernel writes them
  *   groupnoid   {task-clock,page-faults}:S read without ids (no PERF_FORMAT_ID), the member
  *               sampling too, one sample on the second CPU; the group is in GROUP_DESC
+ *   groupwrap   {task-clock,page-faults}:S whose leader's windows add up past 2^64 (damaged
+ *               values: two windows of 2^63 ns, a reset between them)
  *
  * Exit status: 0; 77 when KIND cannot be made here (the reason on stderr); 1 on an error.
  */
@@ -1347,13 +1349,41 @@ static void make_groupnoid(const char *file, int argc, char **argv)
 	close_writer(&m, first, m.time - TSTEP);
 }
 
+static void make_groupwrap(const char *file, int argc, char **argv)
+{
+	const u64 rf = PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
+	struct perf_event_attr a[2];
+	u64 v[2] = { 0 }, first, ha;
+	struct hot3 h;
+	struct mk m;
+
+	memset(&h, 0, sizeof(h));
+	load_hot3(&h);
+	ha = inside(&h, SYM_HOT_A);
+	open_writer(&m, file, 0, argc, argv);
+	small_group(&m, a, 0, rf, false, 0, 101);
+	check(pd_writer_begin(m.w), "pd_writer_begin");
+	comm_and_mmap(&m, &h);
+	first = m.time;
+	small_sample(&m, &a[0], 101, v, 101, PID, 0, ha, 0, 0);
+	small_sample(&m, &a[0], 101, v, 101, PID, 0, ha, 1ULL << 63, 1);
+	v[0] = 0; /* a reset: the next sample restarts the window */
+	small_sample(&m, &a[0], 101, v, 101, PID, 0, ha, 0, 1);
+	small_sample(&m, &a[0], 101, v, 101, PID, 0, ha, 1ULL << 63, 1);
+	put(&m);
+	exit_record(&m);
+	printf("samples %d\n", m.nr_samples);
+	close_writer(&m, first, m.time - TSTEP);
+}
+
 int main(int argc, char **argv)
 {
 	const char *kind, *file;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s events|compressed|compressed-pipe|pipe|tracepoint|tracepoint-pipe|\n"
-			"       overhead|stat|latecomm|aggregated|groupread|groupthrottle|groupnoid FILE\n", prog);
+			"       overhead|stat|latecomm|aggregated|groupread|groupthrottle|groupnoid|\n"
+			"       groupwrap FILE\n", prog);
 		return 2;
 	}
 	kind = argv[1];
@@ -1390,6 +1420,8 @@ int main(int argc, char **argv)
 		make_groupthrottle(file, argc, argv);
 	} else if (!strcmp(kind, "groupnoid")) {
 		make_groupnoid(file, argc, argv);
+	} else if (!strcmp(kind, "groupwrap")) {
+		make_groupwrap(file, argc, argv);
 	} else {
 		fprintf(stderr, "%s: unknown kind %s\n", prog, kind);
 		return 2;

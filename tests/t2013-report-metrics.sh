@@ -263,6 +263,13 @@ test_expect "--cpu: a window does not reach across a sample of another CPU" '
 		"1 1 50.00% 1000000 25.00% 0 0.00% 0.0000 hot3 [.] hot_b" >want &&
 	diff want got'
 
+# groupwrap: two windows of 2^63 ns (a reset between them) would add up to 0 in 64 bits
+test_expect "sums past the largest count stay at it, with one warning" '
+	"$MK" groupwrap wrap.data >/dev/null &&
+	"$PREC" report -i wrap.data --metrics >wrap.out 2>err &&
+	rows wrap.out | grep -q "^2 0 0.00% 18446744073709551615 100.00% 2 100.00% " &&
+	[ "$(wc -l <err)" = 1 ] && grep -q "reached the largest count" err'
+
 test_expect "--metrics all and --metrics discard: the mode as the next word, as -g takes it" '
 	"$PREC" report -i gr.data --metrics all >all2.out 2>err && no_stderr err &&
 	cmp all.out all2.out &&
