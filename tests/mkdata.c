@@ -1038,6 +1038,16 @@ static void gr_throttle(struct mk *m, bool unthrottle, u64 id, u32 tid)
 	m->time += TSTEP;
 }
 
+/* The COMM of hot3's second thread, tid. */
+static void gr_comm(struct mk *m, u32 tid)
+{
+	struct pd_sample id = id_of(m, 0, 0);
+
+	id.tid = tid;
+	check(pd_encode_comm(&m->rec, &m->attr0, PID, tid, "hot3", false, &id), "COMM");
+	put(m);
+}
+
 static void make_groupread(const char *file, int argc, char **argv)
 {
 	static const struct {
@@ -1121,14 +1131,7 @@ static void make_groupread(const char *file, int argc, char **argv)
 	check(pd_writer_add_group(m.w, NULL, 5, 3), "add group");
 	check(pd_writer_begin(m.w), "pd_writer_begin");
 	comm_and_mmap(&m, &h);
-	{
-		/* the second thread of hot3 */
-		struct pd_sample id = id_of(&m, 0, 0);
-
-		id.tid = t2;
-		check(pd_encode_comm(&m.rec, &m.attr0, PID, t2, "hot3", false, &id), "COMM");
-		put(&m);
-	}
+	gr_comm(&m, t2);
 	first = m.time;
 	{
 		/* instance 1 of thread 2: its windows interleave with thread 1's, on the same id */
@@ -1237,37 +1240,15 @@ static void small_group(struct mk *m, struct perf_event_attr *a, u32 first, u64 
 	check(pd_writer_add_group(m->w, NULL, first, 2), "add group");
 }
 
-/* A sample of attr a of a small group: its values advance by ns and faults. */
-static void small_sample(struct mk *m, const struct perf_event_attr *a, u64 id, u64 *values,
-			 u64 leader_id, u32 tid, u32 cpu, u64 ip, u64 ns, u64 faults)
-{
-	struct pd_read_value v[2];
-	struct pd_sample s;
-
-	values[0] += ns;
-	values[1] += faults;
-	for (u32 i = 0; i < 2; i++) {
-		v[i].value = values[i];
-		v[i].id = leader_id + i;
-		v[i].lost = 0;
-	}
-	s = id_of(m, id, cpu);
-	s.tid = tid;
-	s.misc = PERF_RECORD_MISC_USER;
-	s.ip = ip;
-	s.read.nr = 2;
-	s.read.values = v;
-	check(pd_encode_sample(&m->rec, a, &s), "SAMPLE");
-	m->nr_samples++;
-	m->time += TSTEP;
-}
-
 static void make_groupthrottle(const char *file, int argc, char **argv)
 {
 	const u64 rf = PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
+	static const u64 d4[2] = { 1000000, 4 }, d1[2] = { 1000000, 1 };
 	const u32 t1 = PID, t2 = PID + 1;
+	struct gr_instance va = { { 101, 102 }, { 0 }, 0 };
+	struct gr_instance v1 = { { 201, 202 }, { 0 }, 0 }, v2 = v1;
 	struct perf_event_attr a[2], b[2];
-	u64 va[2] = { 0 }, v1[2] = { 0 }, v2[2] = { 0 }, first, ha;
+	u64 first, ha;
 	struct hot3 h;
 	struct mk m;
 	int i;
@@ -1280,39 +1261,33 @@ static void make_groupthrottle(const char *file, int argc, char **argv)
 	small_group(&m, b, 2, rf, true, 0, 201);
 	check(pd_writer_begin(m.w), "pd_writer_begin");
 	comm_and_mmap(&m, &h);
-	{
-		struct pd_sample id = id_of(&m, 0, 0);
-
-		id.tid = t2;
-		check(pd_encode_comm(&m.rec, &m.attr0, PID, t2, "hot3", false, &id), "COMM");
-		put(&m);
-	}
+	gr_comm(&m, t2);
 	first = m.time;
 	/*
 	 * per-CPU: 3 samples (2 windows), THROTTLE in thread 1, 1 sample inside, UNTHROTTLE in
 	 * thread 2 (the tick's), 6 samples: the first after the span is throttled, then 5 windows
 	 */
 	for (i = 0; i < 3; i++)
-		small_sample(&m, &a[0], 101, va, 101, t1, 0, ha, 1000000, 4);
+		gr_sample(&m, &a[0], &va, 2, t1, ha, d4);
 	gr_throttle(&m, false, 101, t1);
-	small_sample(&m, &a[0], 101, va, 101, t1, 0, ha, 1000000, 4);
+	gr_sample(&m, &a[0], &va, 2, t1, ha, d4);
 	gr_throttle(&m, true, 101, t2);
 	for (i = 0; i < 6; i++)
-		small_sample(&m, &a[0], 101, va, 101, t1, 0, ha, 1000000, 4);
+		gr_sample(&m, &a[0], &va, 2, t1, ha, d4);
 	/*
 	 * inherit: threads 1 and 2 each have their counter under id 201; the THROTTLE of thread 1
 	 * spans only its samples, and the UNTHROTTLE (in thread 2) ends it
 	 */
-	small_sample(&m, &b[0], 201, v1, 201, t1, 0, ha, 1000000, 1); /* t1 start */
-	small_sample(&m, &b[0], 201, v2, 201, t2, 0, ha, 1000000, 1); /* t2 start */
-	small_sample(&m, &b[0], 201, v1, 201, t1, 0, ha, 1000000, 1); /* t1 window */
+	gr_sample(&m, &b[0], &v1, 2, t1, ha, d1); /* t1 start */
+	gr_sample(&m, &b[0], &v2, 2, t2, ha, d1); /* t2 start */
+	gr_sample(&m, &b[0], &v1, 2, t1, ha, d1); /* t1 window */
 	gr_throttle(&m, false, 201, t1);
-	small_sample(&m, &b[0], 201, v2, 201, t2, 0, ha, 1000000, 1); /* t2 window: not its span */
-	small_sample(&m, &b[0], 201, v1, 201, t1, 0, ha, 1000000, 1); /* t1 throttled: inside */
+	gr_sample(&m, &b[0], &v2, 2, t2, ha, d1); /* t2 window: not its span */
+	gr_sample(&m, &b[0], &v1, 2, t1, ha, d1); /* t1 throttled: inside */
 	gr_throttle(&m, true, 201, t2);
-	small_sample(&m, &b[0], 201, v1, 201, t1, 0, ha, 1000000, 1); /* t1 throttled: first after */
-	small_sample(&m, &b[0], 201, v1, 201, t1, 0, ha, 1000000, 1); /* t1 window */
-	small_sample(&m, &b[0], 201, v2, 201, t2, 0, ha, 1000000, 1); /* t2 window */
+	gr_sample(&m, &b[0], &v1, 2, t1, ha, d1); /* t1 throttled: first after */
+	gr_sample(&m, &b[0], &v1, 2, t1, ha, d1); /* t1 window */
+	gr_sample(&m, &b[0], &v2, 2, t2, ha, d1); /* t2 window */
 	put(&m);
 	exit_record(&m);
 	printf("samples %d\n", m.nr_samples);
@@ -1321,10 +1296,12 @@ static void make_groupthrottle(const char *file, int argc, char **argv)
 
 static void make_groupnoid(const char *file, int argc, char **argv)
 {
+	static const u64 da[2] = { 1000000, 4 }, db[2] = { 1000000, 0 }, none[2] = { 0, 0 };
+	struct gr_instance lead = { { 101, 102 }, { 0 }, 0 }, member;
 	struct perf_event_attr a[2];
-	u64 v[2] = { 0 }, first;
 	struct hot3 h;
 	struct mk m;
+	u64 first;
 
 	memset(&h, 0, sizeof(h));
 	load_hot3(&h);
@@ -1338,10 +1315,13 @@ static void make_groupnoid(const char *file, int argc, char **argv)
 	 * sample on the second CPU; after each, a sample of the member, in hot_c
 	 */
 	for (int i = 0; i < 8; i++) {
-		u64 ip = inside(&h, i < 4 ? SYM_HOT_A : SYM_HOT_B);
-
-		small_sample(&m, &a[0], 101, v, 101, PID, i == 5, ip, 1000000, i < 4 ? 4 : 0);
-		small_sample(&m, &a[1], 102, v, 101, PID, i == 5, inside(&h, SYM_HOT_C), 0, 0);
+		lead.cpu = i == 5;
+		gr_sample(&m, &a[0], &lead, 2, PID, inside(&h, i < 4 ? SYM_HOT_A : SYM_HOT_B),
+			  i < 4 ? da : db);
+		/* the member's sample: its id, the same read */
+		member = lead;
+		member.ids[0] = 102;
+		gr_sample(&m, &a[1], &member, 2, PID, inside(&h, SYM_HOT_C), none);
 	}
 	put(&m);
 	exit_record(&m);
@@ -1352,8 +1332,10 @@ static void make_groupnoid(const char *file, int argc, char **argv)
 static void make_groupwrap(const char *file, int argc, char **argv)
 {
 	const u64 rf = PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
+	static const u64 zero[2] = { 0, 0 }, half[2] = { 1ULL << 63, 1 }, one[2] = { 0, 1 };
+	struct gr_instance in = { { 101, 102 }, { 0 }, 0 };
 	struct perf_event_attr a[2];
-	u64 v[2] = { 0 }, first, ha;
+	u64 first, ha;
 	struct hot3 h;
 	struct mk m;
 
@@ -1365,11 +1347,11 @@ static void make_groupwrap(const char *file, int argc, char **argv)
 	check(pd_writer_begin(m.w), "pd_writer_begin");
 	comm_and_mmap(&m, &h);
 	first = m.time;
-	small_sample(&m, &a[0], 101, v, 101, PID, 0, ha, 0, 0);
-	small_sample(&m, &a[0], 101, v, 101, PID, 0, ha, 1ULL << 63, 1);
-	v[0] = 0; /* a reset: the next sample restarts the window */
-	small_sample(&m, &a[0], 101, v, 101, PID, 0, ha, 0, 1);
-	small_sample(&m, &a[0], 101, v, 101, PID, 0, ha, 1ULL << 63, 1);
+	gr_sample(&m, &a[0], &in, 2, PID, ha, zero);
+	gr_sample(&m, &a[0], &in, 2, PID, ha, half);
+	in.values[0] = 0; /* a reset: the next sample restarts the window */
+	gr_sample(&m, &a[0], &in, 2, PID, ha, one);
+	gr_sample(&m, &a[0], &in, 2, PID, ha, half);
 	put(&m);
 	exit_record(&m);
 	printf("samples %d\n", m.nr_samples);
