@@ -82,10 +82,10 @@ struct group {
 	u32 leader; /* the leader's attr */
 	u32 nr;	    /* members, the leader first, in read order */
 	char **names;
-	u64 period;    /* the leader's fixed period; 0 at a frequency */
-	bool inherit;  /* the leader's attr: each inherited counter has its values under one id */
+	u64 period;	/* the leader's fixed period; 0 at a frequency */
+	bool inherit;	/* the leader's attr: each inherited counter has its values under one id */
 	bool saturated; /* a sum reached the largest u64: the file's values are damaged */
-	int op[OP_NR]; /* the member of each operand; -1 if absent */
+	int op[OP_NR];	/* the member of each operand; -1 if absent */
 	struct metric metrics[NR_DERIVED + MAX_MEMBERS];
 	u32 nr_metrics;
 	struct func *funcs;
@@ -651,8 +651,7 @@ static void on_sample(struct session *s, struct thread *t, const struct psample 
 	if (g->inherit && thread_filtered(o, t))
 		return;
 	ks = key_of(mx, g, rd->id, smp->tid);
-	if (cpu_skip(o, smp) || filter_time_skip(&o->filter, smp->time) ||
-	    thread_filtered(o, t)) {
+	if (cpu_skip(o, smp) || filter_time_skip(&o->filter, smp->time) || thread_filtered(o, t)) {
 		/* outside what the user asked for: a window may not reach across it */
 		ks->k.valid = false;
 		return;
@@ -936,9 +935,10 @@ static void print_table(const struct metrics *mx, const struct group *g)
 
 		if (!row_shown(mx, f))
 			continue;
-		printf("  %9" PRIu64 "  %9" PRIu64 "  %6.2f%%", f->windows[BIN_SHORT],
-		       f->discarded[BIN_SHORT],
-		       pct(f->discarded[BIN_SHORT], f->windows[BIN_SHORT] + f->discarded[BIN_SHORT]));
+		printf(
+		    "  %9" PRIu64 "  %9" PRIu64 "  %6.2f%%", f->windows[BIN_SHORT],
+		    f->discarded[BIN_SHORT],
+		    pct(f->discarded[BIN_SHORT], f->windows[BIN_SHORT] + f->discarded[BIN_SHORT]));
 		for (u32 j = 0; j < g->nr; j++) {
 			if (g->totals[j])
 				snprintf(num, sizeof(num), "%.2f%%",

@@ -140,7 +140,7 @@ struct session {
 	sample_fn sample;
 	void *sample_arg;
 	/* set by the view before session_process(): what it needs beyond the samples' addresses */
-	bool want_read;	     /* psample.id and its read values */
+	bool want_read;	     /* each sample's id and read values: session_sample_read() */
 	record_fn throttle_fn; /* THROTTLE and UNTHROTTLE records, queued in time order */
 
 	/* per attr: counted in the kernel, each SAMPLE WEIGHT samples; NULL when none was */
