@@ -4,7 +4,8 @@
  * between a group leader's samples (`-e '{a,b,c}:S'`), and the metrics derived from them.
  *
  * A window's deltas can only be given to one function when the thread stayed in it: a window
- * whose thread's previous sample was in another function is discarded (unless --metrics=all).
+ * whose counter's previous sample was in another function, or in another thread (a counter that
+ * is not inherit counts whichever thread runs), is discarded (unless --metrics=all).
  * A leader that alternates a long and a short period (hf-period, alt-period, or deltas that do)
  * only counts its short windows: the long ones mark where a short one starts. Samples inside a
  * throttled span, and the first after it, restart the window. The rules themselves are in
@@ -904,8 +905,8 @@ static void print_table(const struct metrics *mx, const struct group *g)
 		printf(
 		    "# --metrics=all: every window counts for the function of its last sample\n");
 	else
-		printf("# A window is discarded when the thread's previous sample was in another "
-		       "function: its counts cannot be given to one function\n");
+		printf("# A window is discarded when the counter's previous sample was in another "
+		       "function or thread: its counts cannot be given to one function\n");
 	if (g->member_samples)
 		printf("# %" PRIu64 " samples of members that sample too were left out: the "
 		       "leader's samples make the windows\n",
