@@ -912,6 +912,11 @@ static void deliver_record(struct session *s, const struct pd_record_header *h)
 	case PERF_RECORD_KSYMBOL:
 		process_ksymbol(s, h);
 		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		if (s->throttle_fn)
+			s->throttle_fn(s, h, s->sample_arg);
+		break;
 	}
 }
 
@@ -958,7 +963,8 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	struct psample *p;
 	struct qhdr *ev;
 	int idx = 0, ret;
-	u32 nr;
+	u32 nr, nr_read = 0;
+	size_t chain_bytes, read_bytes = 0;
 
 	ret = pd_reader_parse_sample(s->r, h, &smp, &idx);
 	if (ret == -ENOENT) {
@@ -969,7 +975,13 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 		return report_read_error(s->rep);
 	nr = smp.sample_type & PERF_SAMPLE_CALLCHAIN ? (u32)smp.callchain_nr : 0;
 	stable = stable && !((uintptr_t)smp.callchain & 7);
-	ev = queue_alloc(s->q, sizeof(*ev) + sizeof(*p) + (stable ? 0 : (size_t)nr * 8));
+	chain_bytes = stable ? 0 : (size_t)nr * 8;
+	/* the read values are decoded into the reader's scratch space: they are copied */
+	if (s->want_read) {
+		nr_read = smp.sample_type & PERF_SAMPLE_READ ? (u32)smp.read.nr : 0;
+		read_bytes = sizeof(struct psample_read) + (size_t)nr_read * sizeof(*smp.read.values);
+	}
+	ev = queue_alloc(s->q, sizeof(*ev) + sizeof(*p) + read_bytes + chain_bytes);
 	ev->type = PERF_RECORD_SAMPLE;
 	p = (struct psample *)(ev + 1);
 	fill_psample(s, &smp, idx, p);
@@ -979,11 +991,19 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 		p->nr_chain = nr;
 		p->chain = smp.callchain;
 	} else if (nr) {
-		u64 *chain = (u64 *)(p + 1);
+		u64 *chain = (u64 *)((u8 *)(p + 1) + read_bytes);
 
 		memcpy(chain, smp.callchain, (size_t)nr * 8);
 		p->nr_chain = nr;
 		p->chain = chain;
+	}
+	if (s->want_read) {
+		struct psample_read *rd = (struct psample_read *)(p + 1);
+
+		rd->id = smp.id;
+		rd->nr = nr_read;
+		if (nr_read)
+			memcpy(rd->values, smp.read.values, (size_t)nr_read * sizeof(*rd->values));
 	}
 	/* without a time (or ordering), delivered at once, before what waits in the queue */
 	if (!ordered || !(smp.sample_type & PERF_SAMPLE_TIME) || !smp.time)
@@ -1110,6 +1130,11 @@ int session_process(struct session *s)
 		case PERF_RECORD_EXIT:
 		case PERF_RECORD_KSYMBOL:
 			if (read_sideband(s, h, ordered))
+				return -1;
+			break;
+		case PERF_RECORD_THROTTLE:
+		case PERF_RECORD_UNTHROTTLE:
+			if (s->throttle_fn && read_sideband(s, h, ordered))
 				return -1;
 			break;
 		case PERF_RECORD_LOST_SAMPLES:

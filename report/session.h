@@ -77,9 +77,21 @@ struct psample {
 	const u64 *chain;    /* in the file's mapping, or a copy in the queue: valid in the call */
 };
 
+/*
+ * With session.want_read, the sample's id and read values follow its struct psample in the
+ * queue (session_sample_read()): the other views do not pay for them.
+ */
+struct psample_read {
+	u64 id;
+	u64 nr; /* 0 without PERF_SAMPLE_READ */
+	struct pd_read_value values[];
+};
+
 struct session;
 typedef void (*sample_fn)(struct session *s, struct thread *t, const struct psample *smp,
 			  void *arg);
+/* A THROTTLE or UNTHROTTLE record in its time order (session.throttle_fn). */
+typedef void (*record_fn)(struct session *s, const struct pd_record_header *h, void *arg);
 
 /* Interned strings: one copy of each, with a small number. */
 struct interned {
@@ -127,6 +139,9 @@ struct session {
 
 	sample_fn sample;
 	void *sample_arg;
+	/* set by the view before session_process(): what it needs beyond the samples' addresses */
+	bool want_read;	     /* each sample's id and read values: session_sample_read() */
+	record_fn throttle_fn; /* THROTTLE and UNTHROTTLE records, queued in time order */
 
 	/* per attr: counted in the kernel, each SAMPLE WEIGHT samples; NULL when none was */
 	bool *aggregated;
@@ -164,6 +179,18 @@ int session_process(struct session *s);
  * Return: the frame's number (1 and up), maybe with FRAME_UNRESOLVED.
  */
 u32 session_resolve_flagged(struct session *s, struct thread *t, u16 cpumode, u64 ip);
+
+/**
+ * session_sample_read - the id and read values of a sample being delivered, when the view set
+ * session.want_read.
+ *
+ * Return: them (valid in the call), or NULL when the view did not ask for them.
+ */
+static inline const struct psample_read *session_sample_read(const struct session *s,
+							     const struct psample *p)
+{
+	return s->want_read ? (const struct psample_read *)(p + 1) : NULL;
+}
 
 /**
  * session_resolve - the frame of address ip of thread t in cpumode.
