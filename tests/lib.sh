@@ -59,6 +59,19 @@ skip_all() {
 	exit 0
 }
 
+# _python_resolve: PYTHON runs, and names the interpreter itself from now on. The name configure
+# found may be a version manager's launcher, a shell script that chooses the interpreter anew on
+# every call and takes longer than the tests' own Python does (seconds on a busy machine, and the
+# report tests run Python dozens of times); the interpreter it chooses is the same each time.
+_python_resolved=
+_python_resolve() {
+	local exe
+	[ -n "$_python_resolved" ] && return 0
+	exe=$("$PYTHON" -c 'import sys; print(sys.executable)' 2>/dev/null) || return 1
+	[ -x "$exe" ] && PYTHON=$exe
+	_python_resolved=1
+}
+
 # prerequisite checks, each a name: root perf tracefs python zstd bpf
 _have() {
 	case "$1" in
@@ -67,7 +80,7 @@ _have() {
 	tracefs)
 		[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 		[ -r /sys/kernel/tracing/events/header_page ] ;;
-	python) command -v "$PYTHON" >/dev/null 2>&1 ;;
+	python) _python_resolve ;;
 	zstd) grep -q '^#define HAVE_ZSTD 1' "$PREC_BUILD/config.h" 2>/dev/null ;;
 	bpf) grep -q '^#define HAVE_BPF 1' "$PREC_BUILD/config.h" 2>/dev/null ;;
 	perf-python) perf version --build-options 2>/dev/null | grep -q 'libpython: *\[ on' ;;

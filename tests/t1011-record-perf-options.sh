@@ -16,12 +16,14 @@ mkdir -p "$HOME"
 NONE=--overhead-source=none
 n=0
 # same DESC ARGS...: perf record ARGS and prec record ARGS give the same attrs. prec puts
-# IDENTIFIER where perf puts ID in a multi-event file (perf-data-compat.md pitfall 4).
+# IDENTIFIER where perf puts ID in a multi-event file (perf-data-compat.md pitfall 4). perf runs
+# with -B: its build-id pass, after the recording, reads the whole file again (the dearest part
+# of a short perf record) and sets no attr.
 same() {
 	local desc=$1
 	shift
 	n=$((n + 1))
-	perf record -q -o perf$n.data "$@" -- "${WORK[@]}" >/dev/null 2>perf$n.err
+	perf record -q -B -o perf$n.data "$@" -- "${WORK[@]}" >/dev/null 2>perf$n.err
 	"$PREC" record -q $NONE -o prec$n.data "$@" -- "${WORK[@]}" >/dev/null 2>prec$n.err
 	perf evlist -v -i perf$n.data 2>/dev/null | grep -v "^#" |
 		sed 's/\(sample_type: [A-Z_|]*\)|ID\([|,]\)/\1|IDENTIFIER\2/' >perf$n.evlist
@@ -40,8 +42,10 @@ same() {
 
 C="-e cpu-clock -c 1000000"
 # What same() records: hot3 (user time), or what --all-kernel needs, time in the kernel (hot3
-# spends a millisecond or two there, which a loaded machine can leave without a sample).
-WORK=("$HOT3" -c 0.1)
+# spends a millisecond or two there, which a loaded machine can leave without a sample). The
+# attrs do not depend on it; the readers need samples: 50 ms of CPU is 50 at the period of 1 ms,
+# 40 at the longest period below (1234567 ns).
+WORK=("$HOT3" -c 0.05)
 KWORK=(dd if=/dev/zero of=/dev/null bs=64k count=5000 status=none)
 
 # The attr options.
@@ -55,7 +59,7 @@ same "-R" $C -R
 NOSAMPLES=1 same "-n" $C -n
 WORK=("${KWORK[@]}")
 same "--all-kernel" $C --all-kernel
-WORK=("$HOT3" -c 0.1)
+WORK=("$HOT3" -c 0.05)
 same "--all-user" $C --all-user
 same "--running-time" $C --running-time
 same "--kernel-callchains" $C -g --kernel-callchains
@@ -138,10 +142,13 @@ test_expect "--exclude-perf must follow a tracepoint -e" '
 own_switches() {
 	perf script -i "$1" -F pid,tid 2>/dev/null | awk -v p="$(cat "$2")" '$1 == p "/" p' | wc -l
 }
+# The two recordings wait on their sleep: they run side by side.
 sh -c 'echo $$ >xa.pid; exec "$0" "$@"' "$PREC" record -q $NONE -o xa.data -a \
-	-e sched:sched_switch -- sleep 1 2>/dev/null
+	-e sched:sched_switch -- sleep 1 2>/dev/null &
+xa=$!
 sh -c 'echo $$ >xb.pid; exec "$0" "$@"' "$PREC" record -q $NONE -o xb.data -a \
 	-e sched:sched_switch --exclude-perf -- sleep 1 2>/dev/null
+wait "$xa"
 test_expect "--exclude-perf: the tracepoint leaves out the recorder's own thread" '
 	test "$(own_switches xa.data xa.pid)" -gt 0 &&
 	test "$(perf script -i xb.data -F pid 2>/dev/null | wc -l)" -gt 0 &&

@@ -6,7 +6,7 @@
 # neither perf report nor perf script may say a word on stderr.
 . "$(dirname "$0")/lib.sh"
 
-require root perf bpf
+require root perf bpf python
 
 HOT3=$PREC_BUILD/tests/workloads/hot3
 [ -x "$HOT3" ] || skip_all "build tests/workloads/hot3 first"
@@ -172,7 +172,7 @@ test_expect "--aggregate-entries 4: prec report --overhead advises larger maps, 
 
 test_expect "--aggregate-entries 4: prec:overhead lost with the aggregate: reason" '
 	"$PREC" report -i tiny.data --overhead --json >tiny.json &&
-	python3 -c "
+	"$PYTHON" -c "
 import json, sys
 d = json.load(open(\"tiny.json\"))
 r = [dict(x, cpu=c[\"cpu\"]) for c in d[\"cpus\"] for x in c[\"costs\"]]
@@ -185,7 +185,7 @@ sys.exit(not r)
 
 test_expect "prec report --overhead --json has the aggregation cost per CPU, measured by bpf" '
 	"$PREC" report -i agg.data --overhead --json >agg.json &&
-	python3 -c "
+	"$PYTHON" -c "
 import json, sys
 d = json.load(open(\"agg.json\"))
 r = [dict(x, cpu=c[\"cpu\"]) for c in d[\"cpus\"] for x in c[\"costs\"]]
@@ -198,7 +198,7 @@ sys.exit(not (r and len(cpus) >= 1 and busy and -1 not in cpus))
 '
 
 test_expect "stolen time counts the samples taken in the kernel: its nr is the program's runs" '
-	python3 -c "
+	"$PYTHON" -c "
 import json, sys
 d = json.load(open(\"agg.json\"))
 ok = True

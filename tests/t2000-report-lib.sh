@@ -20,6 +20,8 @@
 #   usage_error ARGS...          prec report ARGS exits 2 with one line on stderr (in err),
 #                                starting "prec"
 #   svg_ok FILE                  --flamegraph writes well-formed SVG whose frames add up
+#   cached FILE CMD...           CMD, a report of FILE: its output, stderr and exit status,
+#                                from the first run of the same CMD when REPORT_CACHE is set
 #
 # Each prints what differs and fails; perf runs through perf_clean (exit 0, nothing on stderr).
 W=$PREC_BUILD/tests/workloads/hot3
@@ -357,6 +359,34 @@ if __name__ == '__main__':
     main()
 PYEOF
 
+# cached FILE CMD...: run CMD, a report (perf report, perf script, prec report) of FILE, or, when
+# REPORT_CACHE is set and the same CMD ran on the same FILE before, give the stdout, stderr and
+# exit status that run gave. The tests ask perf and prec the same question of a file in several
+# assertions (the table that one compares is the one another greps); a report is a function of
+# its arguments, the file and perf's config, which are the key, and of what else it reads
+# (binaries, a symfs, a kallsyms copy, the build-id cache): a file that sets REPORT_CACHE leaves
+# those as they are while it runs.
+cached() {
+	local file=$1 key rc
+	shift
+	if [ -z "${REPORT_CACHE:-}" ]; then
+		"$@"
+		return
+	fi
+	key=$(printf '%s\n' "$@" "${PERF_CONFIG-}" "$HOME" "$PWD" \
+		"$(stat -L -c '%i %s %y' "$file" "$HOME/.perfconfig" 2>/dev/null)" | md5sum)
+	key=$T/.cached/${key%% *}
+	if [ ! -e "$key.rc" ]; then
+		mkdir -p "$T/.cached"
+		"$@" >"$key.out" 2>"$key.err"
+		echo $? >"$key.rc"
+	fi
+	cat "$key.out"
+	cat "$key.err" >&2
+	rc=$(<"$key.rc")
+	return "$rc"
+}
+
 # shellcheck disable=SC2016 # the script's own $i, written as it is
 workload_multi() {
 	{
@@ -392,7 +422,7 @@ rec_prec() {
 # children rows of prec's own event are another matter), perf's tip and the lines that are only
 # "#" aside, in perf.tab and prec.tab.
 table() {
-	perf_clean perf report --stdio -i "$@" >perf.out || return 1
+	perf_clean cached "$1" perf report --stdio -i "$@" >perf.out || return 1
 	prec_ok prec.out "$@" || return 1
 	awk '/^# Samples/ {n++} n == 1' perf.out | grep -v -e '^# (Tip' -e '^#$' >perf.tab
 	awk '/^# Samples/ {n++} n == 1' prec.out | grep -v -e '^#$' >prec.tab
@@ -423,7 +453,7 @@ same() {
 prec_ok() {
 	local out=$1 file=$2
 	shift 2
-	"$PREC" report -i "$file" "$@" >"$out" 2>prec.err || { cat prec.err; return 1; }
+	cached "$file" "$PREC" report -i "$file" "$@" >"$out" 2>prec.err || { cat prec.err; return 1; }
 	if grep -v 'is not the binary that was recorded' prec.err | grep -q .; then
 		cat prec.err
 		return 1
@@ -433,7 +463,8 @@ prec_ok() {
 same_table() {
 	local file=$1
 	shift
-	$PERF_CHECK perf report -i "$file" --stdio --no-children "$@" >perf.out || return 1
+	$PERF_CHECK cached "$file" perf report -i "$file" --stdio --no-children "$@" >perf.out ||
+		return 1
 	prec_ok prec.out "$file" --no-children "$@" || return 1
 	"$PYTHON" "$CMP" table perf.out prec.out
 }
@@ -441,7 +472,8 @@ same_table() {
 same_graph() {
 	local file=$1 top=$2
 	shift 2
-	$PERF_CHECK perf report -i "$file" --stdio --no-children "$@" >perf.out || return 1
+	$PERF_CHECK cached "$file" perf report -i "$file" --stdio --no-children "$@" >perf.out ||
+		return 1
 	prec_ok prec.out "$file" --no-children "$@" || return 1
 	grep -q -- '---' prec.out || fail "no call graph in prec's output" || return 1
 	"$PYTHON" "$CMP" graph perf.out prec.out "$top"
@@ -449,12 +481,13 @@ same_graph() {
 
 same_folded() {
 	local file=$1
-	$PERF_CHECK perf script -i "$file" -F comm,ip,sym,dso >script.out || return 1
+	$PERF_CHECK cached "$file" perf script -i "$file" -F comm,ip,sym,dso >script.out || return 1
 	"$PYTHON" "$CMP" script-folded <script.out >perf.folded || return 1
-	"$PREC" report -q -i "$file" --folded >prec.folded || return 1
+	cached "$file" "$PREC" report -q -i "$file" --folded >prec.folded || return 1
 	[ -s prec.folded ] || fail "no stacks" || return 1
 	# the counts add up to the samples of the file
-	n=$(perf report -i "$file" --stats 2>/dev/null | awk '/^ *SAMPLE events:/ {print $3; exit}')
+	n=$(cached "$file" perf report -i "$file" --stats 2>/dev/null |
+		awk '/^ *SAMPLE events:/ {print $3; exit}')
 	sum=$(awk '{s += $NF} END {print s}' prec.folded)
 	[ "$sum" = "$n" ] || fail "the stacks hold $sum samples, the file $n" || return 1
 	"$PYTHON" "$CMP" folded perf.folded prec.folded
@@ -470,7 +503,7 @@ json_agrees() {
 
 svg_ok() {
 	local file=$1
-	"$PREC" report -q -i "$file" --folded >prec.folded || return 1
+	cached "$file" "$PREC" report -q -i "$file" --folded >prec.folded || return 1
 	"$PREC" report -q -i "$file" --flamegraph flame.svg >out 2>err || { cat err; return 1; }
 	[ ! -s out ] || fail "--flamegraph printed on stdout" || return 1
 	"$PYTHON" "$CMP" svg flame.svg prec.folded

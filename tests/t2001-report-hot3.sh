@@ -6,6 +6,8 @@
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
 . "$PREC_SRC/tests/t2000-report-lib.sh"
+# What the reports read besides the recordings stays as it is: each is run once (cached).
+REPORT_CACHE=1
 
 require root perf python
 [ -x "$W" ] || skip_all "the hot3 workload is not built"

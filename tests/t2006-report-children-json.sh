@@ -8,6 +8,8 @@
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
 . "$PREC_SRC/tests/t2000-report-lib.sh"
+# What the reports read besides the recordings stays as it is: each is run once (cached).
+REPORT_CACHE=1
 
 require root perf python
 [ -x "$W" ] || skip_all "the hot3 workload is not built"
@@ -203,7 +205,8 @@ PYEOF
 same_children() {
 	local file=$1
 	shift
-	perf_clean perf report -i "$file" --stdio --children -g none "$@" >perf.out || return 1
+	perf_clean cached "$file" perf report -i "$file" --stdio --children -g none "$@" >perf.out ||
+		return 1
 	prec_ok prec.out "$file" --children "$@" || return 1
 	grep -q '^# Children      Self  ' prec.out || fail "no Children column" || return 1
 	"$PYTHON" "$CMP2" children perf.out prec.out 20 0.05 cpu-clock
@@ -213,7 +216,7 @@ same_children() {
 children_graphs() {
 	local file=$1
 	shift
-	perf_clean perf report -i "$file" --stdio --children "$@" >perf.out || return 1
+	perf_clean cached "$file" perf report -i "$file" --stdio --children "$@" >perf.out || return 1
 	prec_ok prec.out "$file" --children "$@" || return 1
 	grep -q -- "--\|^  *[0-9.]*%$" prec.out || fail "no call graph in prec's output" ||
 		return 1
@@ -273,7 +276,7 @@ for f in perfg precg; do
 		json_graphs $f.data -g caller && json_graphs $f.data -g fractal,0.1 &&
 		json_graphs $f.data -g flat"
 	test_expect "$f: --json call graphs are perf's" "
-		perf_clean perf report -i $f.data --stdio --no-children >perf.out &&
+		perf_clean cached $f.data perf report -i $f.data --stdio --no-children >perf.out &&
 		prec_ok prec.json $f.data --json --no-children &&
 		\"\$PYTHON\" \"\$CMP2\" jsonperf prec.json perf.out 6"
 done
