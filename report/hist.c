@@ -202,7 +202,7 @@ static struct hist_entry *hists_findnew(struct profile *p, struct hists *hs, str
 	return e;
 }
 
-static bool filtered(const struct report_opts *o, const struct thread *t)
+bool thread_filtered(const struct report_opts *o, const struct thread *t)
 {
 	u32 i;
 
@@ -744,7 +744,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 			p->unresolved_nomap += smp->count;
 		p->unresolved += smp->count;
 	}
-	if (((o->nr_comms || o->nr_pids || o->nr_tids) && filtered(o, t)) ||
+	if (((o->nr_comms || o->nr_pids || o->nr_tids) && thread_filtered(o, t)) ||
 	    filter_frame_skip(&o->filter, (u32)smp->attr, session_frame(s, f))) {
 		p->filtered += smp->count;
 		hs->nr_filtered += smp->count;

@@ -113,6 +113,10 @@ static void usage(FILE *f)
 	    "  -I, --show-info       with --header or --header-only: the topology, caches and\n"
 	    "                        memory nodes in full\n"
 	    "      --tasks           print the recorded threads: pid, tid, parent, command\n"
+	    "      --metrics[=MODE]  per function, the counter deltas of a group's windows\n"
+	    "                        ({a,b,c}:S) and the metrics derived from them; MODE\n"
+	    "                        discard (default: windows that span functions are left\n"
+	    "                        out) or all\n"
 	    "      --symfs DIR       look for binaries, debug files and kallsyms under DIR\n"
 	    "      --kallsyms FILE   read the kernel's symbols from FILE\n"
 	    "      --no-demangle     show C++ symbols as they are in the binary\n"
@@ -159,6 +163,8 @@ enum {
 	OPT_NO_DEMANGLE,
 	OPT_IGNORE_VMLINUX,
 	OPT_VMLINUX,
+	/* the metrics view */
+	OPT_METRICS,
 };
 
 /* the input and filter options' letters after the others' */
@@ -217,6 +223,7 @@ static const struct option long_options[] = {
     {"no-demangle", no_argument, NULL, OPT_NO_DEMANGLE},
     {"ignore-vmlinux", no_argument, NULL, OPT_IGNORE_VMLINUX},
     {"vmlinux", required_argument, NULL, 'k'},
+    {"metrics", optional_argument, NULL, OPT_METRICS},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -647,6 +654,7 @@ static const struct view {
     {OPT_OVERHEAD, report_overhead, TAKES_JSON | TAKES_INTERVALS},
     {OPT_COUNTERS, report_counters, TAKES_JSON | TAKES_INTERVALS},
     {OPT_TASKS, report_tasks, 0},
+    {OPT_METRICS, report_metrics, TAKES_JSON},
 };
 
 static const struct view *view_of(int opt)
@@ -841,6 +849,17 @@ int cmd_report(int argc, char **argv)
 			if (parse_filter_opt(&o, c, optarg))
 				goto usage;
 			break;
+		case OPT_METRICS:
+			if (optarg && strcmp(optarg, "discard") && strcmp(optarg, "all")) {
+				usage_error("report", "--metrics: '%s' is not discard or all", optarg);
+				goto usage;
+			}
+			o.metrics_all = optarg && !strcmp(optarg, "all");
+			if (view->opt != c) {
+				view = view_of(c);
+				nr_views++;
+			}
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -875,7 +894,7 @@ int cmd_report(int argc, char **argv)
 	if (nr_views + o.folded + !!o.flamegraph > 1) {
 		usage_error("report",
 			    "--stats, -D, --header-only, --overhead, --counters, --tasks, "
-			    "--folded and --flamegraph are separate views: give one");
+			    "--metrics, --folded and --flamegraph are separate views: give one");
 		goto usage;
 	}
 	if (o.hierarchy && o.nr_fields) {
@@ -891,7 +910,8 @@ int cmd_report(int argc, char **argv)
 		goto usage;
 	}
 	if (o.json && (!(view->takes & TAKES_JSON) || o.folded || o.flamegraph)) {
-		usage_error("report", "--json prints the table, the overhead view or the counters");
+		usage_error("report",
+			    "--json prints the table, the overhead view, the counters or the metrics");
 		goto usage;
 	}
 	if (!input) {

@@ -113,6 +113,7 @@ struct report_opts {
 	bool exclude_other; /* -x: no rows whose parent is [other] */
 	struct overhead_opts overhead;
 	struct filter_opts filter;
+	bool metrics_all; /* --metrics=all: every window counts, none is discarded */
 };
 
 /*
@@ -174,5 +175,13 @@ int report_counters(struct report *rep, const struct report_opts *o);
  * Return: 0, or 1 after printing an error.
  */
 int report_tasks(struct report *rep, const struct report_opts *o);
+
+/**
+ * report_metrics - per function, the counter deltas of the windows between a group leader's
+ * samples and the metrics derived from them (report/metrics.c).
+ *
+ * Return: 0, or 1 after printing an error (a file without group-read samples is one).
+ */
+int report_metrics(struct report *rep, const struct report_opts *o);
 
 #endif

@@ -912,6 +912,11 @@ static void deliver_record(struct session *s, const struct pd_record_header *h)
 	case PERF_RECORD_KSYMBOL:
 		process_ksymbol(s, h);
 		break;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		if (s->throttle_fn)
+			s->throttle_fn(s, h, s->sample_arg);
+		break;
 	}
 }
 
@@ -945,6 +950,9 @@ static void fill_psample(struct session *s, const struct pd_sample *smp, int idx
 	p->cpumode = smp->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	p->nr_chain = 0;
 	p->chain = NULL;
+	p->id = smp->id;
+	p->nr_read = 0;
+	p->read = NULL;
 }
 
 /*
@@ -958,7 +966,8 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	struct psample *p;
 	struct qhdr *ev;
 	int idx = 0, ret;
-	u32 nr;
+	u32 nr, nr_read;
+	size_t chain_bytes;
 
 	ret = pd_reader_parse_sample(s->r, h, &smp, &idx);
 	if (ret == -ENOENT) {
@@ -969,7 +978,11 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 		return report_read_error(s->rep);
 	nr = smp.sample_type & PERF_SAMPLE_CALLCHAIN ? (u32)smp.callchain_nr : 0;
 	stable = stable && !((uintptr_t)smp.callchain & 7);
-	ev = queue_alloc(s->q, sizeof(*ev) + sizeof(*p) + (stable ? 0 : (size_t)nr * 8));
+	chain_bytes = stable ? 0 : (size_t)nr * 8;
+	/* the read values are decoded into the reader's scratch space: they are copied */
+	nr_read = s->want_read && (smp.sample_type & PERF_SAMPLE_READ) ? (u32)smp.read.nr : 0;
+	ev = queue_alloc(s->q, sizeof(*ev) + sizeof(*p) + chain_bytes +
+				   (size_t)nr_read * sizeof(*smp.read.values));
 	ev->type = PERF_RECORD_SAMPLE;
 	p = (struct psample *)(ev + 1);
 	fill_psample(s, &smp, idx, p);
@@ -984,6 +997,13 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 		memcpy(chain, smp.callchain, (size_t)nr * 8);
 		p->nr_chain = nr;
 		p->chain = chain;
+	}
+	if (nr_read) {
+		struct pd_read_value *rv = (struct pd_read_value *)((u8 *)(p + 1) + chain_bytes);
+
+		memcpy(rv, smp.read.values, (size_t)nr_read * sizeof(*rv));
+		p->nr_read = nr_read;
+		p->read = rv;
 	}
 	/* without a time (or ordering), delivered at once, before what waits in the queue */
 	if (!ordered || !(smp.sample_type & PERF_SAMPLE_TIME) || !smp.time)
@@ -1110,6 +1130,11 @@ int session_process(struct session *s)
 		case PERF_RECORD_EXIT:
 		case PERF_RECORD_KSYMBOL:
 			if (read_sideband(s, h, ordered))
+				return -1;
+			break;
+		case PERF_RECORD_THROTTLE:
+		case PERF_RECORD_UNTHROTTLE:
+			if (s->throttle_fn && read_sideband(s, h, ordered))
 				return -1;
 			break;
 		case PERF_RECORD_LOST_SAMPLES:

@@ -75,11 +75,17 @@ struct psample {
 	u32 nr_chain;	     /* 0 without PERF_SAMPLE_CALLCHAIN */
 	bool chain_recorded; /* its event has PERF_SAMPLE_CALLCHAIN */
 	const u64 *chain;    /* in the file's mapping, or a copy in the queue: valid in the call */
+	/* with session.want_read: the sample's id and its read values (a copy, valid in the call) */
+	u64 id;
+	u32 nr_read; /* 0 without PERF_SAMPLE_READ */
+	const struct pd_read_value *read;
 };
 
 struct session;
 typedef void (*sample_fn)(struct session *s, struct thread *t, const struct psample *smp,
 			  void *arg);
+/* A THROTTLE or UNTHROTTLE record in its time order (session.throttle_fn). */
+typedef void (*record_fn)(struct session *s, const struct pd_record_header *h, void *arg);
 
 /* Interned strings: one copy of each, with a small number. */
 struct interned {
@@ -127,6 +133,9 @@ struct session {
 
 	sample_fn sample;
 	void *sample_arg;
+	/* set by the view before session_process(): what it needs beyond the samples' addresses */
+	bool want_read;	     /* psample.id and its read values */
+	record_fn throttle_fn; /* THROTTLE and UNTHROTTLE records, queued in time order */
 
 	/* per attr: counted in the kernel, each SAMPLE WEIGHT samples; NULL when none was */
 	bool *aggregated;
