@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "overhead/facts.h"
+#include "util/perf-event.h"
 
 static const char *const sideband_names[OVERHEAD_SIDEBAND_NR] = {
     [OVERHEAD_SIDEBAND_MMAP] = "mmap",
@@ -335,6 +336,10 @@ int overhead_facts_encode(const struct overhead_facts *f, struct pd_buf *out)
 		line_str(out, key, e->bpf_fallback);
 		if (e->aggregated)
 			line(out, "event.%" PRIu32 ".aggregated=1", e->idx);
+		if (e->hf_period)
+			line(out, "event.%" PRIu32 ".hf_period=%" PRIu32, e->idx, e->hf_period);
+		if (e->hf_rand)
+			line(out, "event.%" PRIu32 ".hf_rand=%" PRIu32, e->idx, e->hf_rand);
 	}
 	/* NUL-terminated, and a whole number of u64s like every other section. */
 	pd_buf_append(out, "", 1);
@@ -520,7 +525,8 @@ static int set_event(struct parser *p, const char *key, const char *v)
 			   OVERHEAD_FACTS_MAX_EVENT);
 	if (strcmp(rest, "freq") && strcmp(rest, "period") && strcmp(rest, "shared_with") &&
 	    strcmp(rest, "aggregated") && strcmp(rest, "bpf_counter") &&
-	    strcmp(rest, "bpf_counter_fallback"))
+	    strcmp(rest, "bpf_counter_fallback") && strcmp(rest, "hf_period") &&
+	    strcmp(rest, "hf_rand"))
 		return 0;
 	e = overhead_facts_event(p->f, (u32)idx);
 	if (!e)
@@ -544,6 +550,15 @@ static int set_event(struct parser *p, const char *key, const char *v)
 		e->freq = n;
 	} else if (!strcmp(rest, "period")) {
 		e->period = n;
+	} else if (!strcmp(rest, "hf_period")) {
+		if (n > UINT32_MAX)
+			return bad(p, -EINVAL, "event.%s: above 32 bits: '%s'", key, v);
+		e->hf_period = (u32)n;
+	} else if (!strcmp(rest, "hf_rand")) {
+		if (n > PERF_ATTR_HF_RAND_MAX)
+			return bad(p, -EINVAL, "event.%s: not an exponent up to %d: '%s'", key,
+				   PERF_ATTR_HF_RAND_MAX, v);
+		e->hf_rand = (u32)n;
 	} else if (!strcmp(rest, "aggregated")) {
 		if (n > 1)
 			return bad(p, -EINVAL, "event.%s: not 0 or 1: '%s'", key, v);

@@ -58,6 +58,10 @@
  *						the kernel; each SAMPLE stands for one key
  *						(task, stacks), its PERIOD the summed period and
  *						its WEIGHT the number of kernel samples
+ *	event.0.hf_period=300			hf-period= (alt-period=): the kernel alternated
+ *						event 0's period between period - 300 and 300
+ *	event.0.hf_rand=4			hf-rand= (alt-period-jitter= converted): the long
+ *						period jittered over 1 << 4 counts; absent: none
  *	aggregate.interval_ns=1000000000	--aggregate-interval: how often the maps were
  *						taken (and at the end); absent without
  *						--aggregate
@@ -113,6 +117,7 @@
  *		fe->bpf_counter = how it reached a counter shared across sessions, if it did;
  *		fe->bpf_fallback = why it did not, when one was asked for;
  *		fe->aggregated = true when --aggregate counted its samples in the kernel;
+ *		fe->hf_period, fe->hf_rand = the alternating period and jitter it was opened with;
  *	f.counters_interval_ns = the --count-interval when the counters are read;
  *	f.aggregate_interval_ns, f.aggregate_entries = --aggregate-interval, --aggregate-entries;
  *	if (!overhead_facts_encode(&f, &b))
@@ -185,6 +190,8 @@ struct overhead_fact_event {
 	enum overhead_fact_bpf bpf_counter; /* a counter shared across sessions, or none */
 	char bpf_fallback[OVERHEAD_FACTS_STR_MAX + 1]; /* "": none asked for, or it had one */
 	bool aggregated; /* --aggregate: its samples were counted in the kernel (WEIGHT: how many) */
+	u32 hf_period;   /* the alternating period the kernel took (hf-period=); 0: none */
+	u32 hf_rand;     /* its jitter's exponent (hf-rand=, 1 << R wide); 0: none */
 };
 
 struct overhead_facts {

@@ -12,8 +12,9 @@
  *	read_format	ID|LOST (GROUP with a :S group)
  *	period		-c, or freq with -F (default 4000 Hz); tracepoints, breakpoints and
  *			bpf-output keep the parser's period of 1 unless -c/-F is given; terms
- *			(period=, freq=) win over both. alt-period= / hf-period= go to the kernel
- *			only, in the extended attr of the alternating-period patches. One
+ *			(period=, freq=) win over both. hf-period= / hf-rand= (alt-period= /
+ *			alt-period-jitter=) go to the kernel only, in the extended attr of the
+ *			alternating-period patches (util/perf-event.h). One
  *			departure from perf: cpu-clock and task-clock get the fixed period the
  *			kernel makes of their frequency, without PERIOD (hrtimer_period())
  *	flags		disabled on leaders, enable_on_exec for a workload, inherit unless
@@ -44,17 +45,27 @@
 #define NSEC_PER_SEC 1000000000ULL
 
 /*
- * The alternating-period patches (Arm, "A mechanism for efficient support for per-function
- * metrics", not in mainline as of 6.18) put the second period in a u64 right after config3:
- * alt_sample_period in v3, hf_sample_period (its low 32 bits) in v4. The attr grows to 144 bytes
- * (PERF_ATTR_SIZE_VER9). A kernel without them refuses non-zero bytes past its own attr with
- * E2BIG and writes its size back into attr.size.
+ * The alternating period (util/perf-event.h): whether the kernel has the field, probed once per
+ * process (0: not yet, 1: it has, -1: it has not; kernel_attr_size then says what it takes).
  */
-#define ATTR_SIZE_HF_PERIOD 144
-#define ATTR_OFF_HF_PERIOD 136
-
-/* The size of the kernel's perf_event_attr, as the last E2BIG reported it. */
+static int hf_kernel;
 static u32 kernel_attr_size;
+
+static int syscall_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			unsigned long flags)
+{
+	return sys_perf_event_open(attr, pid, cpu, group_fd, flags);
+}
+
+/* What opens events and probes: the system call, or a test's kernel. */
+static evlist_open_fn open_fn = syscall_open;
+
+void evlist_set_open_fn(evlist_open_fn fn)
+{
+	open_fn = fn ? fn : syscall_open;
+	hf_kernel = 0;
+	kernel_attr_size = 0;
+}
 
 /* The second period the event's terms ask for (alt-period= or hf-period=), or 0. */
 static u64 hf_period(const struct evsel *ev)
@@ -67,14 +78,60 @@ static u64 hf_period(const struct evsel *ev)
 }
 
 /*
- * perf_event_open() of ev; with alt-period= / hf-period= the attr is extended to carry it (the
- * file keeps the 128-byte attr: perf 6.1 reads no larger one).
+ * The jitter's exponent the kernel gets: hf-rand= as given, or alt-period-jitter=J of the older
+ * series, whose jitter was 2 << J wide (J = 0: none), the width hf_sample_rand = J + 1 gives.
+ */
+static u64 hf_rand(const struct evsel *ev)
+{
+	if (!ev->spec)
+		return 0;
+	if (ev->spec->has_hf_rand)
+		return ev->spec->hf_rand;
+	return ev->spec->has_alt_jitter && ev->spec->alt_jitter ? ev->spec->alt_jitter + 1 : 0;
+}
+
+u32 evsel_hf(const struct evsel *ev, u32 *rand)
+{
+	u64 hf = hf_period(ev);
+
+	/* out of range, evlist_check_hf() refuses to open it */
+	if (!hf || hf > UINT32_MAX || hf_rand(ev) > PERF_ATTR_HF_RAND_MAX) {
+		*rand = 0;
+		return 0;
+	}
+	*rand = (u32)hf_rand(ev);
+	return (u32)hf;
+}
+
+static bool wants_hf(const struct evsel *ev)
+{
+	return !ev->synthetic && ev->spec &&
+	       (ev->spec->has_hf_period || ev->spec->has_alt_period || ev->spec->has_hf_rand ||
+		ev->spec->has_alt_jitter);
+}
+
+static const char *hf_period_term(const struct evsel *ev)
+{
+	return ev->spec->has_hf_period ? "hf-period" : "alt-period";
+}
+
+/* The kernel has no hf_sample field: it said which attr size it takes. */
+static int no_hf_kernel(const struct evsel *ev)
+{
+	return error("cannot open '%s': %s= needs a kernel with the alternating-period patches (a "
+		     "%d-byte perf_event_attr); this one takes %u bytes",
+		     ev->name, hf_period_term(ev), PERF_ATTR_HF_SIZE, kernel_attr_size);
+}
+
+/*
+ * perf_event_open() of ev; with an alternating period the attr grows to carry it (the file keeps
+ * the short attr: perf 6.1 reads no larger one).
  */
 static int open_event(const struct evsel *ev, pid_t pid, int cpu, int group_fd)
 {
 	union {
 		struct perf_event_attr attr;
-		u8 bytes[ATTR_SIZE_HF_PERIOD];
+		u8 bytes[PERF_ATTR_HF_SIZE];
 	} x;
 	u64 hf = hf_period(ev);
 	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
@@ -86,17 +143,57 @@ static int open_event(const struct evsel *ev, pid_t pid, int cpu, int group_fd)
 		flags |= PERF_FLAG_PID_CGROUP;
 	}
 	if (!hf)
-		return sys_perf_event_open((struct perf_event_attr *)&ev->attr, pid, cpu, group_fd,
-					   flags);
-	memset(&x, 0, sizeof(x));
-	memcpy(&x, &ev->attr,
-	       sizeof(ev->attr) < ATTR_OFF_HF_PERIOD ? sizeof(ev->attr) : ATTR_OFF_HF_PERIOD);
-	x.attr.size = ATTR_SIZE_HF_PERIOD;
-	memcpy(x.bytes + ATTR_OFF_HF_PERIOD, &hf, sizeof(hf));
-	fd = sys_perf_event_open(&x.attr, pid, cpu, group_fd, flags);
+		return open_fn((struct perf_event_attr *)&ev->attr, pid, cpu, group_fd, flags);
+	/* evlist_check_hf() has checked the ranges */
+	if (perf_attr_hf_build(&ev->attr, (u32)hf, (u32)hf_rand(ev), x.bytes)) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open_fn(&x.attr, pid, cpu, group_fd, flags);
 	if (fd < 0 && errno == E2BIG)
 		kernel_attr_size = x.attr.size;
 	return fd;
+}
+
+/*
+ * Does the kernel have the hf_sample field? A disabled cpu-clock on ourselves with a 144-byte
+ * attr whose hf_sample_period is set, below a fixed period: the kernel copies the attr before it
+ * looks at anything else, and refuses non-zero bytes it does not know with E2BIG. Any other
+ * answer (an open, or a refusal of this event for another reason) means the field is there:
+ * the real open then says what it thinks of each event.
+ */
+static int hf_probe(void)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = PD_ATTR_SIZE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 1000000,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+	};
+	union {
+		struct perf_event_attr attr;
+		u8 bytes[PERF_ATTR_HF_SIZE];
+	} x;
+	int fd;
+
+	if (hf_kernel)
+		return hf_kernel;
+	perf_attr_hf_build(&a, 1000, 0, x.bytes);
+	fd = open_fn(&x.attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		hf_kernel = 1;
+	} else if (errno == E2BIG) {
+		kernel_attr_size = x.attr.size;
+		hf_kernel = -1;
+	} else {
+		debug(1, "the hf_sample probe: %s (the field is there)", strerror(errno));
+		hf_kernel = 1;
+	}
+	return hf_kernel;
 }
 
 static struct evsel *evlist_new(struct evlist *evl)
@@ -599,12 +696,10 @@ static int open_error(const struct evsel *ev, const struct target *t, int cpu, p
 	int paranoid = 2;
 
 	if (hf_period(ev) && (err == E2BIG || err == EINVAL || err == EOPNOTSUPP)) {
-		const char *term = ev->spec->has_hf_period ? "hf-period" : "alt-period";
+		const char *term = hf_period_term(ev);
 
 		if (err == E2BIG)
-			return error("cannot open '%s': %s= needs a kernel with the alternating-period "
-				     "patches (a %d-byte perf_event_attr); this one takes %u bytes",
-				     ev->name, term, ATTR_SIZE_HF_PERIOD, kernel_attr_size);
+			return no_hf_kernel(ev);
 		return error("cannot open '%s' on CPU %d: the kernel refused %s=%llu with these "
 			     "attributes (%s)",
 			     ev->name, cpu, term, (unsigned long long)hf_period(ev), strerror(err));
@@ -719,19 +814,62 @@ static bool fallback_inherit_read(struct evsel *ev, int err)
 	return true;
 }
 
-/* alt-period= and hf-period= both go in the one field the patches add. */
-static int check_hf_period(const struct evsel *ev)
+/* The hf terms of one event: one value each, in range, and a period the kernel alternates. */
+static int check_hf_terms(const struct evsel *ev)
 {
 	const struct event_spec *s = ev->spec;
+	u64 hf = hf_period(ev);
 
-	if (!s || !hf_period(ev))
-		return 0;
 	if (s->has_hf_period && s->has_alt_period && s->hf_period != s->alt_period)
 		return error("'%s': alt-period= and hf-period= set the same period: give one",
 			     ev->name);
-	if (s->has_hf_period && s->hf_period > UINT32_MAX)
-		return error("'%s': hf-period=%llu is above the kernel's limit of %u", ev->name,
-			     s->hf_period, UINT32_MAX);
+	if (hf > UINT32_MAX)
+		return error("'%s': %s=%llu is above the kernel's limit of %u (32 bits)", ev->name,
+			     hf_period_term(ev), (unsigned long long)hf, UINT32_MAX);
+	if (s->has_hf_rand && s->hf_rand > PERF_ATTR_HF_RAND_MAX)
+		return error("'%s': hf-rand=%llu is above the limit of %d (the jitter is 1 << "
+			     "hf-rand wide)",
+			     ev->name, s->hf_rand, PERF_ATTR_HF_RAND_MAX);
+	if (s->has_alt_jitter && s->alt_jitter > 7)
+		return error("'%s': alt-period-jitter=%llu is above the limit of 7 (a jitter 2 << "
+			     "N wide, which hf-rand=N+1 carries)",
+			     ev->name, s->alt_jitter);
+	if (s->has_hf_rand && s->has_alt_jitter &&
+	    s->hf_rand != (s->alt_jitter ? s->alt_jitter + 1 : 0))
+		return error("'%s': alt-period-jitter= and hf-rand= set the same jitter: give one",
+			     ev->name);
+	if (hf_rand(ev) && !hf)
+		return error("'%s': %s= needs hf-period= (the kernel jitters only an alternating "
+			     "period)",
+			     ev->name, s->has_hf_rand ? "hf-rand" : "alt-period-jitter");
+	if (!hf)
+		return 0;
+	if (!ev->attr.freq && !ev->attr.sample_period)
+		return error("'%s': %s= needs a sampling event (it has no period)", ev->name,
+			     hf_period_term(ev));
+	if (!ev->attr.freq && hf >= ev->attr.sample_period)
+		return error("'%s': %s=%llu is not below the event's period %llu", ev->name,
+			     hf_period_term(ev), (unsigned long long)hf,
+			     (unsigned long long)ev->attr.sample_period);
+	return 0;
+}
+
+int evlist_check_hf(const struct evlist *evl)
+{
+	const struct evsel *first = NULL;
+
+	for (int i = 0; i < evl->nr; i++) {
+		const struct evsel *ev = &evl->ev[i];
+
+		if (!wants_hf(ev))
+			continue;
+		if (check_hf_terms(ev))
+			return -1;
+		if (!first)
+			first = ev;
+	}
+	if (first && hf_probe() < 0)
+		return no_hf_kernel(first);
 	return 0;
 }
 
@@ -753,9 +891,9 @@ int evlist_open(struct evlist *evl, const struct target *t)
 			ev->attr.read_format &= ~(u64)PERF_FORMAT_LOST;
 		if (!ev->synthetic)
 			debug_attr(ev);
-		if (check_hf_period(ev))
-			return -1;
 	}
+	if (evlist_check_hf(evl))
+		return -1;
 
 	for (int c = 0; c < t->nr_cpus; c++) {
 		for (int th = 0; th < t->nr_threads; th++) {

@@ -9,6 +9,7 @@
 
 #include <poll.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "format/ondisk.h"
 #include "record/parse-events.h"
@@ -85,6 +86,33 @@ void evlist_exclude_kernel(struct evlist *evl);
 bool evlist_all_exclude_kernel(const struct evlist *evl);
 /* Is there a tracepoint among the events? */
 bool evlist_has_tracepoint(const struct evlist *evl);
+
+/**
+ * evlist_check_hf - check the alternating-period terms of every event (alt-period=, hf-period=,
+ * hf-rand=, alt-period-jitter=) and, when one asks for it, whether the kernel has the field
+ * (probed once per process); call it before anything is opened, evlist_open() does it again.
+ *
+ * Return: 0, or -1 after a one-line error message that says why.
+ */
+int evlist_check_hf(const struct evlist *evl);
+
+/**
+ * evsel_hf - the alternating period the event is opened with (hf-period=, alt-period=).
+ * @rand: set to its jitter's exponent (hf-rand=, or alt-period-jitter= converted), 0 for none
+ *
+ * Return: the period, 0 for none.
+ */
+u32 evsel_hf(const struct evsel *ev, u32 *rand);
+
+/* The perf_event_open() of evlist_set_open_fn(): a file descriptor, or -1 with errno set. */
+typedef int (*evlist_open_fn)(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			      unsigned long flags);
+
+/**
+ * evlist_set_open_fn - make fn open the events and answer the probe of evlist_check_hf() (NULL:
+ * the system call), and forget what the probe found: tests play a kernel with it.
+ */
+void evlist_set_open_fn(evlist_open_fn fn);
 
 /**
  * evlist_open - open every event on every CPU and thread of the target, read the ids, set the

@@ -358,6 +358,11 @@ const struct perf_event_attr *record_attr(const struct record *rec, int idx);
  * carry it in the attr as the fixed period the kernel makes of it (evlist.c, hrtimer_period()).
  */
 u64 record_event_freq(const struct record *rec, int idx);
+/*
+ * The alternating period event idx is opened with (hf-period=, alt-period=), 0 for none; *rand
+ * gets its jitter's exponent (hf-rand=, alt-period-jitter= converted), 0 for none.
+ */
+u32 record_event_hf(const struct record *rec, int idx, u32 *rand);
 
 /**
  * record_attr_edit - the attr of index idx, to change before the file is created (declare and

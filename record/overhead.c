@@ -887,6 +887,7 @@ static void set_facts(struct record *rec, struct ovr *o)
 					   : freq;
 		else
 			fe->period = a->sample_period;
+		fe->hf_period = record_event_hf(rec, i, &fe->hf_rand);
 	}
 	/* Counting events that read another's counter (the counters hook's plan). */
 	for (int i = 0; record_attr(rec, i); i++) {

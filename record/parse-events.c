@@ -578,7 +578,9 @@ static int apply_config_term(struct pstate *ps, struct event_spec *ev, const str
 #define CONFIG_TERMS                                                                               \
 	"call-graph,stack-size,max-stack,inherit,no-inherit,overwrite,no-overwrite,time,branch_type,"  \
 	"aux-output,aux-sample-size,nr"
-#define COMMON_TERMS "config,config1,config2,name,period,freq,alt-period,hf-period," CONFIG_TERMS
+#define COMMON_TERMS                                                                               \
+	"config,config1,config2,name,period,freq,alt-period,hf-period,hf-rand,alt-period-jitter,"  \
+	CONFIG_TERMS
 
 /*
  * Apply one of the terms every event takes. Return: 0 when applied, 1 when t is not such a term
@@ -590,7 +592,8 @@ static int apply_common_term(struct pstate *ps, int idx, const struct term *t)
 	const char *k = t->key;
 	bool number = !strcmp(k, "config") || !strcmp(k, "config1") || !strcmp(k, "config2") ||
 		      !strcmp(k, "period") || !strcmp(k, "freq") || !strcmp(k, "alt-period") ||
-		      !strcmp(k, "hf-period");
+		      !strcmp(k, "hf-period") || !strcmp(k, "hf-rand") ||
+		      !strcmp(k, "alt-period-jitter");
 
 	if (number && !t->is_num)
 		return fail(ps, t->vpos, "expected numeric value");
@@ -626,6 +629,13 @@ static int apply_common_term(struct pstate *ps, int idx, const struct term *t)
 			ev->has_hf_period = true;
 			ev->hf_period = t->num;
 		}
+	} else if (!strcmp(k, "hf-rand")) {
+		/* the ranges are checked with the other hf terms (record/evlist.c) */
+		ev->has_hf_rand = true;
+		ev->hf_rand = t->num;
+	} else if (!strcmp(k, "alt-period-jitter")) {
+		ev->has_alt_jitter = true;
+		ev->alt_jitter = t->num;
 	} else if (!strcmp(k, "metric-id") || !strcmp(k, "percore")) {
 		/* perf stat's business: no effect on what is recorded */
 	} else {

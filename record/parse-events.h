@@ -34,8 +34,13 @@ struct event_spec {
 	bool sample_read; /* S: the leader samples and reads the whole group */
 	bool pinned;      /* D */
 	bool has_period, has_freq;
-	bool has_alt_period, has_hf_period;
-	unsigned long long alt_period, hf_period;
+	/*
+	 * The alternating period as given: alt-period= and hf-period= (the same field), hf-rand=
+	 * (the jitter's exponent) and alt-period-jitter= (the older series' exponent, which
+	 * record/evlist.c converts). Ranges are checked when the events are opened.
+	 */
+	bool has_alt_period, has_hf_period, has_hf_rand, has_alt_jitter;
+	unsigned long long alt_period, hf_period, hf_rand, alt_jitter;
 	bool hardware; /* needs a hardware PMU (cycles, cache events, raw, core PMU events) */
 	/*
 	 * Added by the parser's author: the name of a named group "name{a,b}" on its leader (perf

@@ -339,6 +339,14 @@ u64 record_event_freq(const struct record *rec, int idx)
 	return ev->attr.freq ? ev->attr.sample_freq : ev->hrtimer_freq;
 }
 
+u32 record_event_hf(const struct record *rec, int idx, u32 *rand)
+{
+	*rand = 0;
+	if (idx < 0 || idx >= rec->evl.nr)
+		return 0;
+	return evsel_hf(&rec->evl.ev[idx], rand);
+}
+
 struct perf_event_attr *record_attr_edit(struct record *rec, int idx)
 {
 	if (idx < 0 || idx >= rec->evl.nr || rec->w)
@@ -1779,6 +1787,9 @@ static int record_prepare(struct record *rec, struct pd_buf *kmaps)
 	if (!o->mmap_pages)
 		o->mmap_pages = evlist_default_mmap_pages();
 	evlist_config(&rec->evl, o, &rec->target);
+	/* an alternating period the kernel cannot take fails here, before the workload starts */
+	if (evlist_check_hf(&rec->evl))
+		return -1;
 	config_session_attrs(rec);
 	if (check_permissions(rec))
 		return -1;

@@ -95,6 +95,29 @@ bool *report_aggregated_events(struct pd_reader *r)
 	return v;
 }
 
+u32 report_hf_period(struct pd_reader *r, u32 idx, u32 *rand)
+{
+	const struct overhead_fact_event *fe;
+	struct overhead_facts f;
+	const void *payload;
+	size_t len = 0;
+	u32 hf = 0;
+
+	if (rand)
+		*rand = 0;
+	payload = pd_reader_feature(r, PD_FEAT_PREC, &len);
+	if (!payload || overhead_facts_decode(payload, len, &f, NULL, 0))
+		return 0;
+	fe = overhead_facts_find_event(&f, idx);
+	if (fe && fe->hf_period) {
+		hf = fe->hf_period;
+		if (rand)
+			*rand = fe->hf_rand;
+	}
+	overhead_facts_release(&f);
+	return hf;
+}
+
 /* The file was not finished, or was cut: say how much was read. */
 static int report_recovery(struct report *rep)
 {

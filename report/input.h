@@ -61,6 +61,17 @@ const char *report_event_name(struct pd_reader *r, u32 idx, char *buf, size_t le
 bool *report_aggregated_events(struct pd_reader *r);
 
 /**
+ * report_hf_period - the alternating period the file's facts say event idx was recorded with
+ * (prec record's hf-period= or alt-period=): the kernel alternated its period between the
+ * attr's period minus it and it.
+ * @rand: set to the jitter's exponent (the long period jittered over 1 << *rand counts), 0 for
+ *	  none; may be NULL
+ *
+ * Return: the period, or 0 when the facts say none (or there are no facts that can be read).
+ */
+u32 report_hf_period(struct pd_reader *r, u32 idx, u32 *rand);
+
+/**
  * report_close - end a view's reading and close the file: unless the view failed (status 1),
  * count what it left unread of a file its writer did not finish and say how much was read (a
  * warning, or an error when the file was cut after it was written); check that the view's

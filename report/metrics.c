@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "overhead/facts.h"
 #include "report/filter.h"
 #include "report/hist.h"
 #include "report/metrics.h"
@@ -71,7 +70,6 @@ struct metric {
 struct group {
 	u32 leader; /* the leader's attr */
 	u32 nr;	    /* members, the leader first, in read order */
-	u32 *attrs;
 	char **names;
 	u64 period;    /* the leader's fixed period; 0 at a frequency */
 	int op[OP_NR]; /* the member of each operand; -1 if absent */
@@ -118,7 +116,7 @@ struct metrics {
 	enum metrics_mode_value mode;
 	struct group **by_attr; /* the group a leader's attr leads; NULL before its first sample */
 	u32 nr_attrs;
-	struct group **groups; /* in the order of their leaders' attrs */
+	struct group **groups; /* sorted by their leaders' attrs once the file is read */
 	u32 nr_groups;
 	struct span *spans;
 	u32 nr_spans, cap_spans;
@@ -242,14 +240,6 @@ static void group_metrics(struct metrics *mx, struct group *g)
 	}
 }
 
-/* The facts prec record wrote: with hf-period, the period it asked the kernel for. */
-static u64 facts_hf_period(struct pd_reader *r, u32 idx)
-{
-	(void)r;
-	(void)idx;
-	return 0;
-}
-
 /* The group a sample reads, made at the first sample of its leader; NULL if it reads none. */
 static struct group *group_of(struct metrics *mx, const struct psample *smp)
 {
@@ -283,7 +273,6 @@ static struct group *group_of(struct metrics *mx, const struct psample *smp)
 	g = xcalloc(1, sizeof(*g));
 	g->leader = (u32)leader;
 	g->nr = (u32)smp->nr_read;
-	g->attrs = xcalloc(g->nr, sizeof(*g->attrs));
 	g->names = xcalloc(g->nr, sizeof(*g->names));
 	for (int i = 0; i < OP_NR; i++)
 		g->op[i] = -1;
@@ -295,7 +284,6 @@ static struct group *group_of(struct metrics *mx, const struct psample *smp)
 		if (a->read_format & PERF_FORMAT_ID)
 			idx = pd_reader_attr_by_id(r, smp->read[i].id);
 		ma = idx >= 0 ? pd_reader_attr(r, (u32)idx) : NULL;
-		g->attrs[i] = idx >= 0 ? (u32)idx : 0;
 		if (ma) {
 			g->names[i] = xstrdup(report_event_name(r, (u32)idx, buf, sizeof(buf)));
 			op = event_op(ma, g->names[i]);
@@ -308,7 +296,7 @@ static struct group *group_of(struct metrics *mx, const struct psample *smp)
 	}
 	a = pd_reader_attr(r, g->leader);
 	g->period = a && !a->freq ? a->sample_period : 0;
-	g->hf_period = facts_hf_period(r, g->leader);
+	g->hf_period = report_hf_period(r, g->leader, NULL);
 	group_metrics(mx, g);
 	g->mask = 63;
 	g->table = xcalloc(g->mask + 1, sizeof(*g->table));
@@ -538,6 +526,14 @@ static const char *func_dso_short(const struct func *f)
 }
 
 static const struct group *sort_group;
+
+static int group_cmp(const void *pa, const void *pb)
+{
+	const struct group *a = *(const struct group *const *)pa;
+	const struct group *b = *(const struct group *const *)pb;
+
+	return a->leader < b->leader ? -1 : a->leader > b->leader;
+}
 
 static int func_cmp(const void *pa, const void *pb)
 {
@@ -784,7 +780,6 @@ static void metrics_free(struct metrics *mx)
 		for (u32 j = 0; j < g->nr; j++)
 			free(g->names[j]);
 		free(g->names);
-		free(g->attrs);
 		free(g->funcs);
 		free(g->table);
 		free(g->totals);
@@ -814,6 +809,7 @@ int report_metrics(struct report *rep, const struct report_opts *o)
 		ret = error("%s: no samples that read a group: record with -e '{EVENT,EVENT...}:S'",
 			    rep->path);
 	if (!ret) {
+		qsort(mx.groups, mx.nr_groups, sizeof(*mx.groups), group_cmp);
 		for (u32 i = 0; i < mx.nr_groups; i++)
 			group_finish(mx.groups[i]);
 		if (o->json) {

@@ -23,6 +23,11 @@
  *               kernel (one SAMPLE per key and interval, WEIGHT the kernel samples, PERIOD
  *               their sum), one key whose kernel stack was lost ("[lost stack]", a KSYMBOL),
  *               the facts saying so, and task-clock samples recorded as usual beside them
+ *   groupread   group samples that read their group (-e '{...}:S'): the hardware group
+ *               {cycles,instructions,branch-misses,cache-references,cache-misses} whose leader
+ *               alternates windows of 999700 and 300 (two threads, two CPUs, a throttled span,
+ *               an address without a symbol; the facts say hf-period=300), and
+ *               {task-clock,page-faults,context-switches}
  *
  * Exit status: 0; 77 when KIND cannot be made here (the reason on stderr); 1 on an error.
  */
@@ -967,13 +972,232 @@ static void make_stat(const char *file, int argc, char **argv)
 	close_writer(&m, first, m.time - TSTEP);
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* groupread */
+
+/* One counter instance of a group: the read values it has reached. */
+struct gr_instance {
+	u64 ids[5];
+	u64 values[5];
+	u32 cpu;
+};
+
+enum { GR_A, GR_B, GR_C, GR_MAIN, GR_NOSYM, GR_LONG };
+
+/*
+ * The hardware group's deltas per window: a short window by the function it ends in, and a long
+ * one (the leader's 999700 of a period of 1000000 alternating with 300). Chosen so that every
+ * derived metric of a function is a round number (t2013 computes the table from these).
+ */
+static const u64 gr_delta[][5] = {
+	[GR_A] = { 300, 200, 2, 10, 5 },     /* CPI 1.5, BM/KI 10, CM/KI 25, CM% 50 */
+	[GR_B] = { 300, 600, 3, 20, 3 },     /* CPI 0.5, BM/KI 5, CM/KI 5, CM% 15 */
+	[GR_C] = { 300, 100, 1, 40, 10 },    /* CPI 3, BM/KI 10, CM/KI 100, CM% 25 */
+	[GR_MAIN] = { 300, 150, 0, 0, 0 },   /* CPI 2, BM/KI 0, CM/KI 0, CM% - */
+	[GR_NOSYM] = { 300, 300, 3, 10, 3 }, /* CPI 1, BM/KI 10, CM/KI 10, CM% 30 */
+	[GR_LONG] = { 999700, 999000, 100, 1000, 100 },
+};
+
+static void gr_sample(struct mk *m, const struct perf_event_attr *a, struct gr_instance *in,
+		      u32 nr, u32 tid, u64 ip, const u64 *delta)
+{
+	struct pd_read_value v[5];
+	struct pd_sample s;
+
+	for (u32 i = 0; i < nr; i++) {
+		in->values[i] += delta[i];
+		v[i].value = in->values[i];
+		v[i].id = in->ids[i];
+		v[i].lost = 0;
+	}
+	s = id_of(m, in->ids[0], in->cpu);
+	s.tid = tid;
+	s.misc = PERF_RECORD_MISC_USER;
+	s.ip = ip;
+	s.read.nr = nr;
+	s.read.values = v;
+	check(pd_encode_sample(&m->rec, a, &s), "SAMPLE");
+	m->nr_samples++;
+	m->time += TSTEP;
+}
+
+static void gr_throttle(struct mk *m, bool unthrottle, u64 id, u32 tid)
+{
+	struct pd_throttle_body body = { m->time, id, id };
+	struct pd_sample sid = id_of(m, id, 0);
+
+	sid.tid = tid;
+	check(pd_encode_throttle(&m->rec, &m->attr0, unthrottle, &body, &sid), "THROTTLE");
+	m->time += TSTEP;
+}
+
+static void make_groupread(const char *file, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		u32 type;
+		u64 config;
+	} ev[] = {
+		{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+		{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+		{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+		{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
+		{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+		{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+		{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+		{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	};
+	/* the hardware group on two CPUs (instances 1 and 2), the software group on one */
+	struct gr_instance k1 = { { 11, 12, 13, 14, 15 }, { 0 }, 0 };
+	struct gr_instance k3 = { { 21, 22, 23, 24, 25 }, { 0 }, 1 };
+	struct gr_instance sw = { { 31, 32, 33 }, { 0 }, 0 };
+	static const u64 sw_delta[3][3] = {
+		{ 1000000, 4, 0 }, /* ends in hot_a */
+		{ 1000000, 0, 1 }, /* hot_b */
+		{ 1000000, 2, 0 }, /* hot_c */
+	};
+	struct perf_event_attr attr[8];
+	const u32 t1 = PID, t2 = PID + 1;
+	u64 addr[GR_NOSYM + 1], first;
+	struct hot3 h;
+	struct mk m;
+	int i;
+
+	memset(&h, 0, sizeof(h));
+	load_hot3(&h);
+	addr[GR_A] = inside(&h, SYM_HOT_A);
+	addr[GR_B] = inside(&h, SYM_HOT_B);
+	addr[GR_C] = inside(&h, SYM_HOT_C);
+	addr[GR_MAIN] = inside(&h, SYM_MAIN);
+	/* the padding after hot_a: in hot3's map, in no symbol */
+	addr[GR_NOSYM] = h.sym[SYM_HOT_A].addr + h.sym[SYM_HOT_A].size;
+	if (addr[GR_NOSYM] >= h.sym[SYM_HOT_B].addr)
+		skip("%s: no padding after hot_a to sample an address without a symbol", h.path);
+	open_writer(&m, file, 0, argc, argv);
+	for (i = 0; i < 8; i++) {
+		struct perf_event_attr *a = &attr[i];
+		u64 ids[2];
+		u32 nr_ids = 1;
+
+		/* as perf record -e '{...}:uS' -c 1000000 sets them: the leader samples */
+		*a = base_attr(ev[i].type, ev[i].config);
+		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_READ;
+		a->read_format = PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
+		a->exclude_kernel = a->exclude_hv = 1;
+		a->sample_period = 0;
+		a->disabled = a->enable_on_exec = 0;
+		if (i == 0 || i == 5) {
+			a->sample_period = 1000000;
+			a->disabled = a->enable_on_exec = 1;
+		}
+		if (i == 0) {
+			a->mmap = a->comm = a->task = a->mmap2 = a->comm_exec = 1;
+			m.attr0 = *a;
+		}
+		if (i < 5) {
+			ids[0] = k1.ids[i];
+			ids[1] = k3.ids[i];
+			nr_ids = 2;
+		} else {
+			ids[0] = sw.ids[i - 5];
+		}
+		check(pd_writer_add_attr(m.w, a, ev[i].name, ids, nr_ids), "add attr");
+		printf("event %s\n", ev[i].name);
+	}
+	check(pd_writer_add_group(m.w, NULL, 0, 5), "add group");
+	check(pd_writer_add_group(m.w, NULL, 5, 3), "add group");
+	check(pd_writer_begin(m.w), "pd_writer_begin");
+	comm_and_mmap(&m, &h);
+	{
+		/* the second thread of hot3 */
+		struct pd_sample id = id_of(&m, 0, 0);
+
+		id.tid = t2;
+		check(pd_encode_comm(&m.rec, &m.attr0, PID, t2, "hot3", false, &id), "COMM");
+		put(&m);
+	}
+	first = m.time;
+	{
+		/* instance 1 of thread 2: its windows interleave with thread 1's, on the same id */
+		struct gr_instance k2 = k1;
+		const struct perf_event_attr *a = &attr[0];
+
+		memset(k2.values, 0, sizeof(k2.values));
+		/* k1: a (start); k2: c (start); k3: b (start) */
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_A]);
+		gr_sample(&m, a, &k2, 5, t2, addr[GR_C], gr_delta[GR_C]);
+		gr_sample(&m, a, &k3, 5, t1, addr[GR_B], gr_delta[GR_B]);
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_A]);     /* hot_a */
+		gr_sample(&m, a, &k2, 5, t2, addr[GR_C], gr_delta[GR_C]);     /* hot_c */
+		gr_sample(&m, a, &k3, 5, t1, addr[GR_B], gr_delta[GR_B]);     /* hot_b */
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_LONG]);  /* long */
+		gr_sample(&m, a, &k2, 5, t2, addr[GR_C], gr_delta[GR_LONG]);  /* long */
+		gr_sample(&m, a, &k3, 5, t1, addr[GR_B], gr_delta[GR_LONG]);  /* long */
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_A]);     /* hot_a */
+		gr_sample(&m, a, &k2, 5, t2, addr[GR_C], gr_delta[GR_C]);     /* hot_c */
+		gr_sample(&m, a, &k3, 5, t1, addr[GR_C], gr_delta[GR_C]);     /* discarded: b..c */
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_B], gr_delta[GR_LONG]);  /* long */
+		gr_sample(&m, a, &k2, 5, t2, addr[GR_B], gr_delta[GR_LONG]);  /* long */
+		gr_sample(&m, a, &k3, 5, t1, addr[GR_C], gr_delta[GR_LONG]);  /* long */
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_B], gr_delta[GR_B]);     /* hot_b */
+		gr_sample(&m, a, &k2, 5, t2, addr[GR_B], gr_delta[GR_B]);     /* hot_b */
+		/* discarded: c..main */
+		gr_sample(&m, a, &k3, 5, t1, addr[GR_MAIN], gr_delta[GR_MAIN]);
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_B], gr_delta[GR_LONG]);  /* long */
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_A]);     /* discarded: b..a */
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_LONG]);  /* long */
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_NOSYM], gr_delta[GR_LONG]); /* long */
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_NOSYM], gr_delta[GR_NOSYM]); /* [unknown] */
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_LONG]);  /* long */
+		gr_throttle(&m, false, k1.ids[0], t1);
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_A]);     /* throttled */
+		gr_throttle(&m, true, k1.ids[0], t1);
+		/* throttled: the first after the span */
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_A]);
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_LONG]);  /* long */
+		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_A]);     /* hot_a */
+		put(&m);
+	}
+	/* the software group: not alternating; its windows by the function they end in */
+	{
+		static const int seq[] = { 0, 0, 0, 1, 1, 2, 2, 0 };
+		static const int syms[] = { SYM_HOT_A, SYM_HOT_B, SYM_HOT_C };
+
+		for (i = 0; i < 8; i++)
+			gr_sample(&m, &attr[5], &sw, 3, t1, inside(&h, syms[seq[i]]),
+				  sw_delta[seq[i]]);
+		put(&m);
+	}
+	exit_record(&m);
+	/* what prec record says of a leader it opened with hf-period=300 */
+	{
+		struct pd_buf b = PD_BUF_INIT;
+		struct overhead_facts f;
+
+		overhead_facts_init(&f);
+		if (!overhead_facts_event(&f, 0))
+			fail("out of memory");
+		overhead_facts_event(&f, 0)->hf_period = 300;
+		check(overhead_facts_encode(&f, &b), "overhead_facts_encode");
+		check(pd_writer_set_feature(m.w, PD_FEAT_PREC, b.data, b.len), "PD_FEAT_PREC");
+		pd_buf_release(&b);
+		overhead_facts_release(&f);
+		printf("hf_period cycles 300\n");
+	}
+	printf("group cycles instructions branch-misses cache-references cache-misses\n");
+	printf("group task-clock page-faults context-switches\n");
+	printf("samples %d\n", m.nr_samples);
+	close_writer(&m, first, m.time - TSTEP);
+}
+
 int main(int argc, char **argv)
 {
 	const char *kind, *file;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s events|compressed|compressed-pipe|pipe|tracepoint|tracepoint-pipe|\n"
-			"       overhead|stat|latecomm|aggregated FILE\n", prog);
+			"       overhead|stat|latecomm|aggregated|groupread FILE\n", prog);
 		return 2;
 	}
 	kind = argv[1];
@@ -1004,6 +1228,8 @@ int main(int argc, char **argv)
 		make_latecomm(file, argc, argv);
 	} else if (!strcmp(kind, "aggregated")) {
 		make_aggregated(file, argc, argv);
+	} else if (!strcmp(kind, "groupread")) {
+		make_groupread(file, argc, argv);
 	} else {
 		fprintf(stderr, "%s: unknown kind %s\n", prog, kind);
 		return 2;

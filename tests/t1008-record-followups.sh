@@ -3,8 +3,9 @@
 # where the parser leaves something for the recorder to finish: S on an event outside a group
 # (cpu-clock:S reads itself: READ and the id in every sample), the weak default period of
 # breakpoints and bpf-output (kept unless -c or -F), named groups in GROUP_DESC, and the
-# alt-period= / hf-period= terms, which reach the kernel and are refused with one line where it
-# lacks the alternating-period patches. prec's files carry more than one attr (prec:overhead), so
+# alt-period= / hf-period= / hf-rand= / alt-period-jitter= terms, which reach the kernel and are
+# refused with one line where it lacks the alternating-period patches (and by prec itself when
+# out of range). prec's files carry more than one attr (prec:overhead), so
 # PERF_SAMPLE_IDENTIFIER stands in for PERF_SAMPLE_ID there: the comparison leaves both out. And
 # prec gives cpu-clock and task-clock the fixed period the kernel makes of a frequency (1e9/F ns,
 # without PERIOD in the samples): the comparison turns perf's frequency into that period.
@@ -140,6 +141,21 @@ for term in alt-period hf-period; do
 		>/dev/null 2>$term.err
 	echo $? >$term.rc
 done
+# The jitter terms: hf-rand= (an exponent, 0-15) and alt-period-jitter= (the older series', 0-7),
+# each with its period. They are recorded with the default output over a perf.data that a
+# refusal must leave as it was, without a perf.data.old.
+for name in hf-rand alt-jitter; do
+	mkdir $name && echo keep >$name/perf.data
+done
+(cd hf-rand && "$PREC" record -q -e 'cpu-clock/period=1000000,hf-period=300,hf-rand=4/' \
+	-- true >/dev/null 2>../hf-rand.err; echo $? >../hf-rand.rc)
+(cd alt-jitter && "$PREC" record -q \
+	-e 'cpu-clock/period=1000000,alt-period=300,alt-period-jitter=3/' -- true >/dev/null \
+	2>../alt-jitter.err; echo $? >../alt-jitter.rc)
+# untouched DIR: the perf.data there is the one the test wrote, and nothing else was made
+untouched() {
+	test "$(cat "$1/perf.data")" = keep && test "$(ls "$1")" = perf.data
+}
 if [ "$hf_kernel" = E2BIG ]; then
 	test_expect "alt-period= on a kernel without the patches: one line that says so, no file" '
 		cat alt-period.err
@@ -153,12 +169,62 @@ if [ "$hf_kernel" = E2BIG ]; then
 		grep -q "^prec: .*hf-period=.*alternating-period" hf-period.err &&
 		! test -e hf-period.data
 	'
+	test_expect "hf-period= with hf-rand=: one line, the size the kernel takes, no file" '
+		cat hf-rand.err
+		test "$(cat hf-rand.rc)" = 1 && test "$(wc -l <hf-rand.err)" = 1 &&
+		grep -q "^prec: .*hf-period=.*alternating-period.*144-byte.*takes [0-9]* bytes" \
+			hf-rand.err && untouched hf-rand
+	'
+	test_expect "alt-period= with alt-period-jitter=: likewise" '
+		cat alt-jitter.err
+		test "$(cat alt-jitter.rc)" = 1 && test "$(wc -l <alt-jitter.err)" = 1 &&
+		grep -q "^prec: .*alt-period=.*alternating-period" alt-jitter.err &&
+		untouched alt-jitter
+	'
 elif [ "$hf_kernel" = yes ]; then
 	test_expect "alt-period= on a kernel with the patches: it records" '
 		test "$(cat alt-period.rc)" = 0 && test -s alt-period.data
 	'
+	test_expect "hf-rand= and alt-period-jitter= on a kernel with the patches: they record" '
+		test "$(cat hf-rand.rc)" = 0 && test -s hf-rand/perf.data &&
+		test "$(cat alt-jitter.rc)" = 0 && test -s alt-jitter/perf.data
+	'
 else
 	test_skip "alt-period=" "cannot tell whether the kernel has the patches ($hf_kernel)"
 fi
+
+
+# What prec refuses itself, whatever the kernel: one line naming the term and the limit, before
+# any event is opened, leaving the perf.data there as it was.
+n=0
+while IFS='|' read -r event says; do
+	n=$((n + 1))
+	mkdir bad$n && echo keep >bad$n/perf.data
+	(cd bad$n && "$PREC" record -q -e "$event" -- true >/dev/null 2>../bad$n.err
+	 echo $? >../bad$n.rc)
+	test_expect "refused by prec: $event" "
+		cat bad$n.err
+		test \"\$(cat bad$n.rc)\" = 1 && test \"\$(wc -l <bad$n.err)\" = 1 &&
+		grep -q '^prec: .*$says' bad$n.err && untouched bad$n
+	"
+done <<'EOF'
+cpu-clock/period=1000000,hf-rand=4/|hf-rand= needs hf-period=
+cpu-clock/period=1000000,alt-period-jitter=2/|alt-period-jitter= needs hf-period=
+cpu-clock/period=1000000,hf-period=300,hf-rand=16/|hf-rand=16 is above the limit of 15
+cpu-clock/period=1000000,alt-period=300,alt-period-jitter=8/|alt-period-jitter=8 is above the limit of 7
+cpu-clock/period=0x200000000,hf-period=0x100000000/|hf-period=4294967296 is above the kernel.s limit of 4294967295
+cpu-clock/period=1000000,hf-period=1000000/|hf-period=1000000 is not below the event.s period 1000000
+EOF
+
+# Without the terms nothing changes in the file: attrs of 128 bytes (the header's attr_size is
+# attr.size + 16), which perf 6.1 reads.
+"$PREC" record -q -o plain.data -e cpu-clock -c 100000 -- "$HOT3" 0.1 >/dev/null 2>plain.err
+test_expect "no hf terms: the file's attrs are 128 bytes and perf reads them" '
+	no_stderr plain.err &&
+	test "$(od -An -tu8 -j16 -N8 plain.data | tr -d " ")" = 144 &&
+	perf evlist -v -i plain.data 2>/dev/null | grep "^cpu-clock" >plain.evlist &&
+	grep -q "size: 128," plain.evlist && ! grep -q hf_ plain.evlist &&
+	perf_clean perf report -i plain.data --stdio >plain.report && grep -q hot plain.report
+'
 
 done_testing

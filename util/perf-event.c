@@ -2,6 +2,10 @@
 /* What the kernel does with some attrs (util/perf-event.h). */
 #include "util/perf-event.h"
 
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
 /**
  * perf_attr_can_share - could one counter count for both events?
  *
@@ -27,4 +31,36 @@ bool perf_attr_can_share(const struct perf_event_attr *a, const struct perf_even
 	if (!cpu_wide && (a->inherit != b->inherit || a->inherit_stat != b->inherit_stat))
 		return false;
 	return true;
+}
+
+/* The series' hf_sample word: bit-fields, so that the compiler lays it out as the kernel's. */
+union hf_sample {
+	uint64_t word;
+	struct {
+		uint64_t period : 32, rand : 4, reserved : 28;
+	} f;
+};
+
+/**
+ * perf_attr_hf_build - the bytes perf_event_open() gets for an event with an alternating period.
+ *
+ * Return: 0, or -EINVAL.
+ */
+int perf_attr_hf_build(const struct perf_event_attr *in, unsigned int period, unsigned int rand,
+		       void *out)
+{
+	union hf_sample hf = { .word = 0 };
+	unsigned char *b = out;
+	__u32 size = PERF_ATTR_HF_SIZE;
+	size_t n = sizeof(*in) < PERF_ATTR_HF_OFFSET ? sizeof(*in) : PERF_ATTR_HF_OFFSET;
+
+	if (rand > PERF_ATTR_HF_RAND_MAX || (rand && !period))
+		return -EINVAL;
+	memset(b, 0, PERF_ATTR_HF_SIZE);
+	memcpy(b, in, n);
+	memcpy(b + offsetof(struct perf_event_attr, size), &size, sizeof(size));
+	hf.f.period = period;
+	hf.f.rand = rand;
+	memcpy(b + PERF_ATTR_HF_OFFSET, &hf.word, sizeof(hf.word));
+	return 0;
 }

@@ -50,4 +50,33 @@ static inline bool perf_attr_is_hrtimer(const struct perf_event_attr *a)
 bool perf_attr_can_share(const struct perf_event_attr *a, const struct perf_event_attr *b,
 			 bool cpu_wide);
 
+/*
+ * The alternating period of the hf-period series ("A mechanism for efficient support for
+ * per-function metrics", not in mainline as of 6.18): one u64 after config3, the attr growing to
+ * 144 bytes (PERF_ATTR_SIZE_VER9), laid out as the series' uapi header has it:
+ *
+ *	union { __u64 hf_sample; struct { __u64 hf_sample_period:32, hf_sample_rand:4,
+ *					   __reserved_4:28; }; };
+ *
+ * The event then alternates between its period minus hf_sample_period and hf_sample_period;
+ * hf_sample_rand R (needs a period) adds a jitter 1 << R wide, centred on the long period. A
+ * kernel without the field refuses any non-zero byte past its own attr with E2BIG and writes
+ * its size back into attr.size.
+ */
+#define PERF_ATTR_HF_SIZE 144
+#define PERF_ATTR_HF_OFFSET 136
+#define PERF_ATTR_HF_RAND_MAX 15
+
+/**
+ * perf_attr_hf_build - the bytes perf_event_open() gets for an event with an alternating period:
+ * in's bytes (zeros up to config3's end when in is shorter), size set to PERF_ATTR_HF_SIZE, and
+ * the hf_sample word at PERF_ATTR_HF_OFFSET made of period and rand.
+ * @out: PERF_ATTR_HF_SIZE bytes
+ *
+ * Return: 0, or -EINVAL for a rand above PERF_ATTR_HF_RAND_MAX or a rand without a period (the
+ * kernel refuses the latter); out is then left untouched.
+ */
+int perf_attr_hf_build(const struct perf_event_attr *in, unsigned int period, unsigned int rand,
+		       void *out);
+
 #endif
