@@ -30,7 +30,9 @@
 #   from the file's header (its attrs, their ids and the EVENT_DESC names), read from the
 #   file perf was given (-i FILE, --input FILE, default perf.data): a member whose count
 #   never changes gets no call that would name it. A pipe (-i -) has no header to read: the
-#   names then come from perf's calls, and a member that never had a call is "member N".
+#   names then come from perf's calls (perf's names, with their modifiers, where prec report
+#   has the recorder's), a member that never had a call is "member N", and prec's facts
+#   (hf-period) are not known.
 # - THROTTLE and UNTHROTTLE records reach the throttle() and unthrottle() handlers with the id
 #   and the thread, in time order with the samples.
 # - Functions are perf's symbol and binary names; two symbols of one name in one binary (two
@@ -49,6 +51,7 @@ PERF_SAMPLE_READ = 1 << 4
 PERF_FORMAT_GROUP = 1 << 3
 ATTR_FREQ = 1 << 10
 FEAT_EVENT_DESC = 12
+FEAT_PREC = 64  # prec's facts (prec-data(5))
 U32_MINUS_ONE = 0xffffffff
 
 # derived metrics: key, numerator, denominator, scale (the order of the table and the JSON)
@@ -76,7 +79,8 @@ USAGE = """usage: perf script [-i FILE] -s prec-metrics.py [-- [--all] [--json]]
 
 errors = []
 opts = {"all": False, "json": False}
-header = {"names": {}, "attrs": {}, "index": {}}  # by id: name, attr bytes, attr index
+header = {"names": {}, "attrs": {}, "index": {},  # by id: name, attr bytes, attr index
+          "hf_period": {}}  # by attr index, from prec's facts
 learned = {}   # id -> perf's name of the event, from its calls
 groups = {}    # leader's attr index (or id) -> group
 order = []     # the groups in the order of their first sample
@@ -174,11 +178,13 @@ def _read_header(path):
             off += asz + 16
             idx += 1
         # the feature table: one {offset, size} per set bit, in bit order, after the data
-        table = d_off + d_size
-        for bit in range(FEAT_EVENT_DESC):
-            table += 16 * (feats[bit // 64] >> (bit % 64) & 1)
-        if feats[0] >> FEAT_EVENT_DESC & 1:
-            s_off, s_size = struct.unpack_from("<2Q", at(table, 16))
+        sections, table = {}, d_off + d_size
+        for bit in (FEAT_EVENT_DESC, FEAT_PREC):
+            if feats[bit // 64] >> (bit % 64) & 1:
+                before = sum(feats[b // 64] >> (b % 64) & 1 for b in range(bit))
+                sections[bit] = struct.unpack_from("<2Q", at(table + 16 * before, 16))
+        if FEAT_EVENT_DESC in sections:
+            s_off, s_size = sections[FEAT_EVENT_DESC]
             data, p = at(s_off, s_size), 8
             nr, asz = struct.unpack_from("<II", data, 0)
             for i in range(nr):
@@ -190,6 +196,16 @@ def _read_header(path):
                 p += slen + 8 * nr_ids
         for i, x in header["index"].items():
             header["names"][i] = names[x]
+        if FEAT_PREC in sections:
+            # prec's facts: "event.N.hf_period=H" when prec recorded event N with hf-period
+            s_off, s_size = sections[FEAT_PREC]
+            text = at(s_off, s_size).split(b"\0", 1)[0].decode("utf-8", "replace")
+            for line in text.split("\n"):
+                key, _, val = line.partition("=")
+                parts = key.split(".")
+                if len(parts) == 3 and parts[0] == "event" and parts[2] == "hf_period":
+                    if parts[1].isdigit() and val.isdigit():
+                        header["hf_period"][int(parts[1])] = int(val)
 
 
 def _name(i, pos):
@@ -217,7 +233,11 @@ def _operand(attr, name):
 
 def _group(values, attr):
     lid = values[0][0]
-    gkey = header["index"].get(lid, ("id", lid))
+    # a group by its leader's attr, whose counter instances (one per CPU) have ids of their own;
+    # in a pipe, where the attrs cannot be read, by the name perf gives its leader
+    gkey = header["index"].get(lid)
+    if gkey is None:
+        gkey = ("name", learned[lid]) if lid in learned else ("id", lid)
     g = groups.get(gkey)
     if g:
         return g
@@ -227,6 +247,7 @@ def _group(values, attr):
     la = header["attrs"].get(lid, attr)
     period, flags = struct.unpack_from("<Q", la, 16)[0], struct.unpack_from("<Q", la, 40)[0]
     g["period"] = 0 if flags & ATTR_FREQ else period
+    g["hf_period"] = header["hf_period"].get(header["index"].get(lid), 0)
     ops = {}
     for n, i in enumerate(ids):
         op = _operand(header["attrs"].get(i), g["names"][n])
@@ -461,6 +482,8 @@ def print_table(g):
     if g["alternating"]:
         print("# The leader alternates its period (%d and short): the long windows only mark "
               "where a short one starts" % g["period"])
+    if g["hf_period"]:
+        print("# prec recorded it with hf-period=%d" % g["hf_period"])
     if opts["all"]:
         print("# --metrics=all: every window counts for the function of its last sample")
     else:
