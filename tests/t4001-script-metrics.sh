@@ -1,0 +1,122 @@
+#!/bin/bash
+# t4001: scripts/prec-metrics.py under perf script -s prints the table of prec report --metrics
+# from the same file, and with --json the same JSON (functions, counts, samples, discarded,
+# metrics, totals, windows, the groups), for --metrics and --metrics=all (the script's --all):
+# - on real recordings of tests/workloads/phases by prec record and by perf record, with the
+#   group {task-clock,page-faults,context-switches} (a member that never counts: the script
+#   names it from the file's header, since perf never calls it for that member);
+# - on the file tests/mkdata writes for --metrics (groupread): two groups, counter instances
+#   on two CPUs and two threads, a leader that alternates its period, a throttled span (perf
+#   6.1 hands the script THROTTLE and UNTHROTTLE records), windows that cross functions, an
+#   address without a symbol, and prec's facts (hf-period).
+# What perf 6.1 does not give a script: the sample's own id (the script takes the leader's, the
+# first value read: with ':S' only the leader samples, so no file here has a member that
+# samples too, which the script could not tell from its leader).
+# Its --help, an argument it does not know and a file without a group are checked too.
+# shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
+. "$(dirname "$0")/lib.sh"
+
+require root perf perf-python python
+
+SCRIPT=$PREC_SRC/scripts/prec-metrics.py
+MK=$PREC_BUILD/tests/mkdata
+W=$PREC_BUILD/tests/workloads/phases
+EV='{task-clock,page-faults,context-switches}:uS'
+
+"$PREC" record -q -o prec.data -e "$EV" -c 200000 -- "$W" 0.2 >/dev/null 2>prec.err ||
+	{ cat prec.err; echo "# prec record failed"; }
+perf record -q -o perf.data -e "$EV" -c 200000 -- "$W" 0.2 >/dev/null 2>perf.err ||
+	{ cat perf.err; echo "# perf record failed"; }
+"$MK" groupread gr.data >gr.manifest 2>gr.err || { cat gr.err; echo "# mkdata groupread failed"; }
+perf record -q -o plain.data -e task-clock -c 200000 -- "$W" 0.05 >/dev/null 2>&1
+
+FILES="prec perf gr"
+for f in $FILES; do
+	for mode in discard all; do
+		opt=--metrics
+		arg=
+		[ $mode = all ] && opt=--metrics=all arg=--all
+		"$PREC" report -i $f.data $opt >$f.$mode.txt 2>$f.$mode.err
+		"$PREC" report -i $f.data $opt --json >$f.$mode.json 2>>$f.$mode.err
+		perf script -i $f.data -s "$SCRIPT" -- $arg >$f.$mode.py.txt 2>$f.$mode.py.err
+		perf script -i $f.data -s "$SCRIPT" -- $arg --json >$f.$mode.py.json 2>>$f.$mode.py.err
+	done
+done
+
+# compare.py NAME...: for each NAME, NAME.json and NAME.py.json hold the same document (floats
+# to the 10 digits both print); one line per NAME, "NAME ok" or "NAME differs: WHERE"
+cat >compare.py <<'EOF'
+import json, sys
+
+
+def same(a, b, path):
+    if isinstance(a, float) or isinstance(b, float):
+        assert a is not None and b is not None and abs(a - b) <= 1e-9 * max(1, abs(a)), \
+            "%s: %r != %r" % (path, a, b)
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and list(a) == list(b), "%s: keys %r != %r" % (
+            path, list(a), list(b) if isinstance(b, dict) else b)
+        for k in a:
+            same(a[k], b[k], "%s.%s" % (path, k))
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), "%s: %d != %r items" % (
+            path, len(a), len(b) if isinstance(b, list) else b)
+        for i, (x, y) in enumerate(zip(a, b)):
+            same(x, y, "%s[%d]" % (path, i))
+    else:
+        assert a == b, "%s: %r != %r" % (path, a, b)
+
+
+for name in sys.argv[1:]:
+    try:
+        c = json.load(open(name + ".json"))
+        p = json.load(open(name + ".py.json"))
+        assert c["functions"] and c["windows"]["attributed"], "nothing attributed"
+        same(c, p, "")
+        print("%s ok" % name)
+    except Exception as ex:
+        print("%s differs: %s" % (name, ex))
+EOF
+"$PYTHON" compare.py $(for f in $FILES; do echo $f.discard $f.all; done) >compare.out 2>&1
+
+for f in $FILES; do
+	for mode in discard all; do
+		test_expect "$f.data, $mode: the script's --json is prec report's" '
+			no_stderr $f.$mode.err && no_stderr $f.$mode.py.err &&
+			grep "^$f.$mode " compare.out && grep -q "^$f.$mode ok$" compare.out
+		'
+		test_expect "$f.data, $mode: the script prints prec report's table" '
+			test -s $f.$mode.txt && diff -u $f.$mode.txt $f.$mode.py.txt
+		'
+	done
+done
+
+test_expect "the built file: two groups, throttled and long windows, discards, hf-period" '
+	"$PYTHON" -c "
+import json
+d = json.load(open(\"gr.discard.py.json\"))
+w = d[\"windows\"]
+assert len(d[\"groups\"]) == 2 and d[\"alternating\"], d
+assert w[\"throttled\"] and w[\"long\"] and w[\"discarded\"], w
+" && grep -q "^# prec recorded it with hf-period=" gr.discard.py.txt
+'
+
+test_expect "-- --help prints the usage and exits 0" '
+	perf script -i gr.data -s "$SCRIPT" -- --help >help.out 2>&1 &&
+	grep -q "^usage: perf script .*prec-metrics.py" help.out && grep -q -- "--json" help.out &&
+	grep -q -- "--all" help.out
+'
+test_expect "an unknown argument: one line, exit 2" '
+	perf script -i gr.data -s "$SCRIPT" -- --bogus >bad.out 2>bad.err
+	test $? = 2 && test "$(wc -l <bad.err)" = 1 && grep -q "bogus" bad.err
+'
+test_expect "a file without a group: the line of prec report, exit 1" '
+	"$PREC" report -i plain.data --metrics >/dev/null 2>c.err
+	test $? = 1 || exit 1
+	perf script -i plain.data -s "$SCRIPT" >/dev/null 2>py.err
+	test $? = 1 && test "$(wc -l <py.err)" = 1 &&
+	grep -q "no samples that read a group: record with -e '\''{EVENT,EVENT...}:S'\''" py.err &&
+	grep -q "no samples that read a group" c.err
+'
+
+done_testing
