@@ -1,14 +1,17 @@
 #!/bin/bash
 # t2014: prec report --metrics on real recordings of a group with sample read. The workload
 # (tests/workloads/phases) calls a function that takes page faults, one that computes and one
-# that sleeps, in turn, each for a few windows of 200 us of task-clock, so that many windows
-# begin in one function and end in the next. Recorded by prec record and by perf record with
-# the same events, each file shows:
+# that sleeps, in turn. The faulting one computes for 2 ms of CPU time first, ten windows of
+# 200 us of task-clock and more than a window stretches to on a busy machine, and takes its
+# faults in a burst at its end, a few windows long. Recorded by prec record and by perf record
+# with the same events, each file shows:
 # - the problem: perf report --group gives the faulting function well under 90% of the page
-#   faults (the faults of a window that began in it go to wherever the window ended);
+#   faults (the window that holds the end of the burst ends in the next function, which gets
+#   that part of the burst; a longer window, on a busy machine, only makes that part larger);
 # - the answer: prec report --metrics, which keeps only the windows that stay in one function,
-#   gives it at least 95% of the page faults it attributes, and says how many windows it
-#   discarded, in its header and its JSON;
+#   gives it at least 95% of the page faults it attributes (a window would have to be longer
+#   than the whole faulting function to begin and end outside it and hold its faults), and
+#   says how many windows it discarded, in its header and its JSON;
 # - nothing lost: the attributed, discarded, long and throttled windows add up to every leader
 #   sample but the first of each counter instance and thread (the samples, their instances and
 #   threads as perf report -D prints them).
