@@ -12,7 +12,8 @@
 # What perf 6.1 does not give a script: the sample's own id (the script takes the leader's, the
 # first value read: with ':S' only the leader samples, so no file here has a member that
 # samples too, which the script could not tell from its leader).
-# Its --help, an argument it does not know and a file without a group are checked too.
+# Its --help, an argument it does not know and a file whose samples read no group are checked
+# too.
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
 
@@ -23,12 +24,15 @@ MK=$PREC_BUILD/tests/mkdata
 W=$PREC_BUILD/tests/workloads/phases
 EV='{task-clock,page-faults,context-switches}:uS'
 
+# One recording by each; perf's without its BPF side band, which only makes perf wait a second
+# as it stops (the events are user-only: no BPF program would be in a sample).
 "$PREC" record -q -o prec.data -e "$EV" -c 200000 -- "$W" 0.2 >/dev/null 2>prec.err ||
 	{ cat prec.err; echo "# prec record failed"; }
-perf record -q -o perf.data -e "$EV" -c 200000 -- "$W" 0.2 >/dev/null 2>perf.err ||
+perf record -q --no-bpf-event -o perf.data -e "$EV" -c 200000 -- "$W" 0.2 >/dev/null 2>perf.err ||
 	{ cat perf.err; echo "# perf record failed"; }
 "$MK" groupread gr.data >gr.manifest 2>gr.err || { cat gr.err; echo "# mkdata groupread failed"; }
-perf record -q -o plain.data -e task-clock -c 200000 -- "$W" 0.05 >/dev/null 2>&1
+# a file with a group whose samples do not read it
+"$MK" events plain.data >/dev/null 2>plain.err || { cat plain.err; echo "# mkdata events failed"; }
 
 FILES="prec perf gr"
 for f in $FILES; do
@@ -110,7 +114,7 @@ test_expect "an unknown argument: one line, exit 2" '
 	perf script -i gr.data -s "$SCRIPT" -- --bogus >bad.out 2>bad.err
 	test $? = 2 && test "$(wc -l <bad.err)" = 1 && grep -q "bogus" bad.err
 '
-test_expect "a file without a group: the line of prec report, exit 1" '
+test_expect "a file whose samples read no group: the line of prec report, exit 1" '
 	"$PREC" report -i plain.data --metrics >/dev/null 2>c.err
 	test $? = 1 || exit 1
 	perf script -i plain.data -s "$SCRIPT" >/dev/null 2>py.err
