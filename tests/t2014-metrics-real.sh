@@ -24,10 +24,12 @@ W=$PREC_BUILD/tests/workloads/phases
 EV='{task-clock,page-faults,context-switches}:uS'
 FAULTER=fault_fn
 
-# The same workload recorded by both; 0.3 s of its CPU time is about 1500 samples.
+# The same workload recorded by both; 0.3 s of its CPU time is about 1500 samples. perf's
+# without its BPF side band, which only makes perf wait a second as it stops (the events are
+# user-only: no BPF program would be in a sample).
 "$PREC" record -q -o prec.data -e "$EV" -c 200000 -- "$W" 0.3 >prec.out 2>prec.err
 echo $? >prec.rc
-perf record -q -o perf.data -e "$EV" -c 200000 -- "$W" 0.3 >perf.out 2>perf.err
+perf record -q --no-bpf-event -o perf.data -e "$EV" -c 200000 -- "$W" 0.3 >perf.out 2>perf.err
 echo $? >perf.rc
 
 # group_share FILE SYM: the share perf report --group gives SYM of the group's second event
