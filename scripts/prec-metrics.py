@@ -43,15 +43,16 @@
 
 import json
 import os
-import stat
 import struct
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts, installed or not
+from prec_perfdata import (HW, SW, File, event_desc_names, event_facts,  # noqa: E402
+                           input_path, sections)
 
 PERF_SAMPLE_READ = 1 << 4
 PERF_FORMAT_GROUP = 1 << 3
 ATTR_FREQ = 1 << 10
-FEAT_EVENT_DESC = 12
-FEAT_PREC = 64  # prec's facts (prec-data(5))
 U32_MINUS_ONE = 0xffffffff
 
 # derived metrics: key, numerator, denominator, scale (the order of the table and the JSON)
@@ -61,12 +62,6 @@ DERIVED = [("CPI", "cycles", "instructions", 1.0),
            ("CM%", "cache-misses", "cache-references", 100.0)]
 HW_OPERANDS = {0: "cycles", 1: "instructions", 2: "cache-references", 3: "cache-misses",
                5: "branch-misses"}
-HW = ["cycles", "instructions", "cache-references", "cache-misses", "branches",
-      "branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
-      "ref-cycles"]
-SW = ["cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
-      "minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
-      "bpf-output", "cgroup-switches"]
 SHORT, LONG = 0, 1
 
 USAGE = """usage: perf script [-i FILE] -s prec-metrics.py [-- [--all] [--json]]
@@ -116,29 +111,6 @@ def _args():
 
 # ---- the file's header: attrs, ids, names
 
-def _input_path():
-    try:
-        with open("/proc/self/cmdline", "rb") as f:
-            argv = [a.decode("utf-8", "surrogateescape") for a in f.read().split(b"\0")]
-    except OSError:
-        argv = []
-    for i, a in enumerate(argv):
-        if a == "--":
-            break
-        if a in ("-i", "--input") and i + 1 < len(argv):
-            return argv[i + 1]
-        if a.startswith("--input="):
-            return a[len("--input="):]
-        if a.startswith("-i") and not a.startswith("--") and len(a) > 2:
-            return a[2:]
-    try:
-        if stat.S_ISFIFO(os.fstat(0).st_mode):
-            return "-"
-    except OSError:
-        pass
-    return "perf.data"
-
-
 def _attr_name(attr):
     """The name perf builds from an attr without EVENT_DESC (its modifiers left out: prec and
     perf write EVENT_DESC, and it is only a fallback)."""
@@ -153,59 +125,37 @@ def _attr_name(attr):
 
 
 def _read_header(path):
-    with open(path, "rb") as f:
-        def at(off, n):
-            f.seek(off)
-            b = f.read(n)
-            if len(b) != n:
-                raise ValueError("offset %d + %d is past the end of the file" % (off, n))
-            return b
-        head = at(0, 104)
+    f = File(path)
+    try:
+        head = f.read(0, 104)
         if head[:8] != b"PERFILE2":
             return
         (_m, _hs, _as, a_off, a_size, d_off, d_size) = struct.unpack_from("<7Q", head, 0)
         feats = struct.unpack_from("<4Q", head, 72)
         names, off, idx = [], a_off, 0
         while off + 8 <= a_off + a_size:
-            asz = struct.unpack_from("<I", at(off + 4, 4))[0] or 64
-            attr = at(off, asz)
-            ids_off, ids_size = struct.unpack_from("<2Q", at(off + asz, 16))
-            ids = struct.unpack_from("<%dQ" % (ids_size // 8), at(ids_off, ids_size // 8 * 8))
+            asz = struct.unpack_from("<I", f.read(off + 4, 4))[0] or 64
+            attr = f.read(off, asz)
+            ids_off, ids_size = struct.unpack_from("<2Q", f.read(off + asz, 16))
+            ids = struct.unpack_from("<%dQ" % (ids_size // 8),
+                                     f.read(ids_off, ids_size // 8 * 8))
             names.append(_attr_name(attr))
             for i in ids:
                 header["attrs"][i] = attr
                 header["index"][i] = idx
             off += asz + 16
             idx += 1
-        # the feature table: one {offset, size} per set bit, in bit order, after the data
-        sections, table = {}, d_off + d_size
-        for bit in (FEAT_EVENT_DESC, FEAT_PREC):
-            if feats[bit // 64] >> (bit % 64) & 1:
-                before = sum(feats[b // 64] >> (b % 64) & 1 for b in range(bit))
-                sections[bit] = struct.unpack_from("<2Q", at(table + 16 * before, 16))
-        if FEAT_EVENT_DESC in sections:
-            s_off, s_size = sections[FEAT_EVENT_DESC]
-            data, p = at(s_off, s_size), 8
-            nr, asz = struct.unpack_from("<II", data, 0)
-            for i in range(nr):
-                p += asz
-                nr_ids, slen = struct.unpack_from("<II", data, p)
-                p += 8
-                if i < len(names):
-                    names[i] = data[p:p + slen].split(b"\0", 1)[0].decode("utf-8", "replace")
-                p += slen + 8 * nr_ids
+        found = sections(f, feats, d_off, d_size)
+        for i, name in enumerate(event_desc_names(f, found)[:len(names)]):
+            names[i] = name
         for i, x in header["index"].items():
             header["names"][i] = names[x]
-        if FEAT_PREC in sections:
-            # prec's facts: "event.N.hf_period=H" when prec recorded event N with hf-period
-            s_off, s_size = sections[FEAT_PREC]
-            text = at(s_off, s_size).split(b"\0", 1)[0].decode("utf-8", "replace")
-            for line in text.split("\n"):
-                key, _, val = line.partition("=")
-                parts = key.split(".")
-                if len(parts) == 3 and parts[0] == "event" and parts[2] == "hf_period":
-                    if parts[1].isdigit() and val.isdigit():
-                        header["hf_period"][int(parts[1])] = int(val)
+        # prec's facts: "event.N.hf_period=H" when prec recorded event N with hf-period
+        for n, field, val in event_facts(f, found):
+            if field == "hf_period" and val.isdigit():
+                header["hf_period"][n] = int(val)
+    finally:
+        f.close()
 
 
 def _name(i, pos):
@@ -510,7 +460,7 @@ def print_table(g):
 
 def trace_begin():
     try:
-        path = _input_path()
+        path = input_path()
         if path != "-":
             _read_header(path)
     except (OSError, struct.error, ValueError) as ex:
