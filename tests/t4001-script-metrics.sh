@@ -123,4 +123,20 @@ test_expect "a file whose samples read no group: the line of prec report, exit 1
 	grep -q "no samples that read a group" c.err
 '
 
+# The scripts as make install lays them out (Makefile.am's dist_pkgdata_DATA, in one directory),
+# run from elsewhere: perf puts a script's directory on its path, and the module the scripts
+# share must be installed beside them.
+mkdir -p inst/share run
+for f in $(sed -n 's/^dist_pkgdata_DATA += //p' "$PREC_SRC/Makefile.am"); do
+	cp "$PREC_SRC/$f" inst/share/
+done
+"$MK" stat st.data >/dev/null 2>st.err || { cat st.err; echo "# mkdata stat failed"; }
+test_expect "installed in one directory, the scripts find the module they share" '
+	(cd run && perf script -i ../gr.data -s ../inst/share/prec-metrics.py >../inst.txt \
+		2>../inst.err) && no_stderr inst.err && diff -u gr.discard.txt inst.txt &&
+	(cd run && perf script -i ../st.data -s ../inst/share/prec-counters.py >../cnt.txt \
+		2>../cnt.err) && no_stderr cnt.err && grep -q "^# Counter totals" cnt.txt &&
+	! test -e inst/share/__pycache__
+'
+
 done_testing
