@@ -4,7 +4,8 @@
  * between a group leader's samples (`-e '{a,b,c}:S'`), and the metrics derived from them.
  *
  * A window's deltas can only be given to one function when the thread stayed in it: a window
- * whose thread's previous sample was in another function is discarded (unless --metrics=all).
+ * whose counter's previous sample was in another function, or in another thread (a counter that
+ * is not inherit counts whichever thread runs), is discarded (unless --metrics=all).
  * A leader that alternates a long and a short period (hf-period, alt-period, or deltas that do)
  * only counts its short windows: the long ones mark where a short one starts. Samples inside a
  * throttled span, and the first after it, restart the window. The rules themselves are in
@@ -26,14 +27,25 @@
 #include "report/report.h"
 #include "report/session.h"
 #include "util/hash.h"
+#include "util/hash-index.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
 enum metrics_mode_value { MODE_DISCARD, MODE_ALL };
 
+/* The largest group the view takes (a read of more members is left out, and said so). */
+#define MAX_MEMBERS 64
+
 /* The derived metrics, in the order the table and the JSON show them. */
-enum op { OP_CYCLES, OP_INSNS, OP_BRANCH_MISSES, OP_CACHE_REFS, OP_CACHE_MISSES, OP_NR };
+enum op {
+	OP_CYCLES = METRICS_OP_CYCLES,
+	OP_INSNS = METRICS_OP_INSTRUCTIONS,
+	OP_BRANCH_MISSES = METRICS_OP_BRANCH_MISSES,
+	OP_CACHE_REFS = METRICS_OP_CACHE_REFERENCES,
+	OP_CACHE_MISSES = METRICS_OP_CACHE_MISSES,
+	OP_NR = METRICS_OP_NR
+};
 
 static const struct derived {
 	const char *key;
@@ -71,9 +83,11 @@ struct group {
 	u32 leader; /* the leader's attr */
 	u32 nr;	    /* members, the leader first, in read order */
 	char **names;
-	u64 period;    /* the leader's fixed period; 0 at a frequency */
-	int op[OP_NR]; /* the member of each operand; -1 if absent */
-	struct metric metrics[NR_DERIVED + 64];
+	u64 period;	/* the leader's fixed period; 0 at a frequency */
+	bool inherit;	/* the leader's attr: each inherited counter has its values under one id */
+	bool saturated; /* a sum reached the largest u64: the file's values are damaged */
+	int op[OP_NR];	/* the member of each operand; -1 if absent */
+	struct metric metrics[NR_DERIVED + MAX_MEMBERS];
 	u32 nr_metrics;
 	struct func *funcs;
 	u32 nr_funcs, cap_funcs;
@@ -90,24 +104,35 @@ struct group {
 	u32 *order;
 };
 
-/* A throttled span, of an id, and of a thread or (tid -1) every thread of it. */
+/*
+ * The throttled spans of an id, and of a thread of it (tid -1: every key of the id): whether
+ * one is open, and where the last ended, so that a key whose previous sample came before that
+ * knows its next sample is the first after the span.
+ */
 struct span {
 	u64 id;
 	int tid;
 	bool open;
-	u64 end_seq; /* the UNTHROTTLE's place in the order of records */
+	u64 end_seq; /* the last UNTHROTTLE's place in the order of records */
 };
 
+/*
+ * The window state of a counter instance: its id, and its thread (tid) when the leader is
+ * inherit (tid -1 otherwise: one state for whichever thread the counter counted).
+ */
 struct key_state {
+	const struct group *g;
 	u64 id;
-	u64 seq; /* the place of its previous sample */
-	struct group *g;
+	int tid;
+	int last_tid; /* the thread of its previous sample */
+	u64 seq;      /* the place of its previous sample */
 	struct metrics_key k;
 };
 
-struct thread_keys {
-	struct key_state *v;
-	u32 nr, cap;
+/* Entries of an array found through a hash_index by (a, b, c). */
+struct key3 {
+	u64 a, b;
+	int c;
 };
 
 struct metrics {
@@ -118,11 +143,16 @@ struct metrics {
 	u32 nr_attrs;
 	struct group **groups; /* sorted by their leaders' attrs once the file is read */
 	u32 nr_groups;
+	struct key_state *keys;
+	u32 nr_keys, cap_keys;
+	struct hash_index key_index;
 	struct span *spans;
 	u32 nr_spans, cap_spans;
+	struct hash_index span_index;
+	u32 *open_spans; /* the spans open now */
+	u32 nr_open, cap_open;
 	u64 seq;
-	u64 *deltas; /* scratch */
-	u32 deltas_cap;
+	u64 too_large; /* samples of groups larger than MAX_MEMBERS */
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -160,8 +190,7 @@ bool metrics_alternates(u64 period, u64 nr_windows, u64 nr_short)
 /* ---------------------------------------------------------------------------------------- */
 /* Groups */
 
-/* Which operand of the derived metrics an event is, by its attr or, for a PMU's, its name. */
-static int event_op(const struct perf_event_attr *a, const char *name)
+int metrics_event_op(const struct perf_event_attr *a, const char *name)
 {
 	static const char *const names[OP_NR] = {"cycles", "instructions", "branch-misses",
 						 "cache-references", "cache-misses"};
@@ -181,10 +210,10 @@ static int event_op(const struct perf_event_attr *a, const char *name)
 	if (a->type == PERF_TYPE_SOFTWARE || a->type == PERF_TYPE_TRACEPOINT ||
 	    a->type == PERF_TYPE_HW_CACHE || a->type == PERF_TYPE_BREAKPOINT)
 		return -1;
-	/* "cpu/cycles/u", "cpu-cycles:u", "instructions" */
+	/* "cpu/cycles/u", "cpu/cycles,period=100/", "cpu-cycles:u", "instructions" */
 	p = strchr(name, '/');
 	p = p ? p + 1 : name;
-	n = strcspn(p, "/:");
+	n = strcspn(p, "/:,=");
 	if (n >= sizeof(base))
 		return -1;
 	memcpy(base, p, n);
@@ -206,7 +235,7 @@ static bool is_clock(const struct perf_event_attr *a)
 /* The metrics a group shows: the derived ones it has the operands of, then its other members. */
 static void group_metrics(struct metrics *mx, struct group *g)
 {
-	bool operand[64] = {false};
+	bool operand[MAX_MEMBERS] = {false};
 	const struct perf_event_attr *la = pd_reader_attr(mx->s.r, g->leader);
 
 	for (size_t i = 0; i < NR_DERIVED; i++) {
@@ -221,7 +250,7 @@ static void group_metrics(struct metrics *mx, struct group *g)
 		operand[m->num] = operand[m->den] = true;
 		g->nr_metrics++;
 	}
-	for (u32 i = 1; i < g->nr && i < 64; i++) {
+	for (u32 i = 1; i < g->nr && i < MAX_MEMBERS; i++) {
 		struct metric *m = &g->metrics[g->nr_metrics];
 
 		if (operand[i])
@@ -240,8 +269,69 @@ static void group_metrics(struct metrics *mx, struct group *g)
 	}
 }
 
+static u32 payload_u32(const u8 *p, size_t len, size_t *pos, bool *bad)
+{
+	u32 v = 0;
+
+	if (len - *pos < sizeof(v)) {
+		*bad = true;
+		return 0;
+	}
+	memcpy(&v, p + *pos, sizeof(v));
+	*pos += sizeof(v);
+	return v;
+}
+
+/*
+ * The leader of attr idx as GROUP_DESC declares it (idx itself when no group holds it), or -1
+ * when the file has no GROUP_DESC that can be read.
+ */
+static int desc_leader(struct pd_reader *r, u32 idx)
+{
+	const u8 *p;
+	size_t len = 0, pos = 0;
+	bool bad = false;
+	u32 nr;
+
+	p = pd_reader_feature(r, PD_FEAT_GROUP_DESC, &len);
+	if (!p)
+		return -1;
+	nr = payload_u32(p, len, &pos, &bad);
+	for (u32 i = 0; i < nr && !bad; i++) {
+		u32 leader, members;
+
+		if (!pd_feat_next_string(p, len, &pos))
+			return -1;
+		leader = payload_u32(p, len, &pos, &bad);
+		members = payload_u32(p, len, &pos, &bad);
+		if (!bad && idx >= leader && idx - leader < members)
+			return (int)leader;
+	}
+	return bad ? -1 : (int)idx;
+}
+
+/*
+ * The leader of a sample's group when its read has no ids: GROUP_DESC's, else the sample's attr
+ * unless the group of an earlier attr already holds it (a member that samples too).
+ */
+static int noid_leader(struct metrics *mx, u32 idx)
+{
+	int leader = desc_leader(mx->s.r, idx);
+
+	if (leader >= 0)
+		return leader;
+	for (u32 i = 0; i < mx->nr_groups; i++) {
+		const struct group *g = mx->groups[i];
+
+		if (idx > g->leader && idx - g->leader < g->nr)
+			return (int)g->leader;
+	}
+	return (int)idx;
+}
+
 /* The group a sample reads, made at the first sample of its leader; NULL if it reads none. */
-static struct group *group_of(struct metrics *mx, const struct psample *smp)
+static struct group *group_of(struct metrics *mx, const struct psample *smp,
+			      const struct psample_read *rd)
 {
 	struct pd_reader *r = mx->s.r;
 	const struct perf_event_attr *a = pd_reader_attr(r, (u32)smp->attr);
@@ -250,14 +340,14 @@ static struct group *group_of(struct metrics *mx, const struct psample *smp)
 	int leader;
 
 	if (!a || !(a->sample_type & PERF_SAMPLE_READ) || !(a->read_format & PERF_FORMAT_GROUP) ||
-	    !smp->nr_read)
+	    !rd->nr)
 		return NULL;
-	leader = smp->attr;
-	if (a->read_format & PERF_FORMAT_ID) {
-		leader = pd_reader_attr_by_id(r, smp->read[0].id);
-		if (leader < 0)
-			return NULL;
-	}
+	if (a->read_format & PERF_FORMAT_ID)
+		leader = pd_reader_attr_by_id(r, rd->values[0].id);
+	else
+		leader = noid_leader(mx, (u32)smp->attr);
+	if (leader < 0)
+		return NULL;
 	if ((u32)leader >= mx->nr_attrs) {
 		u32 n = pd_reader_nr_attrs(r);
 
@@ -270,9 +360,13 @@ static struct group *group_of(struct metrics *mx, const struct psample *smp)
 	g = mx->by_attr[leader];
 	if (g)
 		return g;
+	if (rd->nr > MAX_MEMBERS) {
+		mx->too_large++;
+		return NULL;
+	}
 	g = xcalloc(1, sizeof(*g));
 	g->leader = (u32)leader;
-	g->nr = (u32)smp->nr_read;
+	g->nr = (u32)rd->nr;
 	g->names = xcalloc(g->nr, sizeof(*g->names));
 	for (int i = 0; i < OP_NR; i++)
 		g->op[i] = -1;
@@ -282,11 +376,11 @@ static struct group *group_of(struct metrics *mx, const struct psample *smp)
 		int op;
 
 		if (a->read_format & PERF_FORMAT_ID)
-			idx = pd_reader_attr_by_id(r, smp->read[i].id);
+			idx = pd_reader_attr_by_id(r, rd->values[i].id);
 		ma = idx >= 0 ? pd_reader_attr(r, (u32)idx) : NULL;
 		if (ma) {
 			g->names[i] = xstrdup(report_event_name(r, (u32)idx, buf, sizeof(buf)));
-			op = event_op(ma, g->names[i]);
+			op = metrics_event_op(ma, g->names[i]);
 			if (op >= 0 && g->op[op] < 0)
 				g->op[op] = (int)i;
 		} else {
@@ -296,6 +390,7 @@ static struct group *group_of(struct metrics *mx, const struct psample *smp)
 	}
 	a = pd_reader_attr(r, g->leader);
 	g->period = a && !a->freq ? a->sample_period : 0;
+	g->inherit = a && a->inherit;
 	g->hf_period = report_hf_period(r, g->leader, NULL);
 	group_metrics(mx, g);
 	g->mask = 63;
@@ -358,85 +453,170 @@ static u32 func_of(struct group *g, const struct frame *fr)
 /* ---------------------------------------------------------------------------------------- */
 /* Reading */
 
-static void thread_keys_free(void *p)
+static u64 key3_hash(const struct key3 *k)
 {
-	struct thread_keys *tk = p;
-
-	for (u32 i = 0; i < tk->nr; i++)
-		free(tk->v[i].k.values);
-	free(tk->v);
-	free(tk);
+	return hash_mix64(k->a * 31 + k->b * 17 + (u64)(u32)k->c);
 }
 
-static struct key_state *key_of(struct thread *t, struct group *g, u64 id)
+static u64 key_hash_at(const void *ctx, u32 i)
 {
-	struct thread_keys *tk = t->memo;
-	struct key_state *ks;
+	const struct key_state *ks = &((const struct metrics *)ctx)->keys[i];
+	struct key3 k = {(u64)(uintptr_t)ks->g, ks->id, ks->tid};
 
-	if (!tk) {
-		tk = xcalloc(1, sizeof(*tk));
-		t->memo = tk;
-		t->memo_free = thread_keys_free;
+	return key3_hash(&k);
+}
+
+static bool key_eq(const void *ctx, u32 i, const void *key)
+{
+	const struct key_state *ks = &((const struct metrics *)ctx)->keys[i];
+	const struct key3 *k = key;
+
+	return (uintptr_t)ks->g == k->a && ks->id == k->b && ks->tid == k->c;
+}
+
+/* The window state of a sample of group g: by its id, and its thread when g is inherit. */
+static struct key_state *key_of(struct metrics *mx, const struct group *g, u64 id, int tid)
+{
+	struct key3 k = {(u64)(uintptr_t)g, id, g->inherit ? tid : -1};
+	struct key_state *ks;
+	int64_t i;
+	u32 slot;
+
+	if (!hash_index_reserve(&mx->key_index, key_hash_at, mx))
+		die("out of memory");
+	slot = hash_index_find(&mx->key_index, key3_hash(&k), key_eq, mx, &k, &i);
+	if (i >= 0)
+		return &mx->keys[i];
+	if (mx->nr_keys == mx->cap_keys) {
+		mx->cap_keys = mx->cap_keys ? 2 * mx->cap_keys : 16;
+		mx->keys = xrealloc(mx->keys, mx->cap_keys * sizeof(*mx->keys));
 	}
-	for (u32 i = 0; i < tk->nr; i++)
-		if (tk->v[i].id == id && tk->v[i].g == g)
-			return &tk->v[i];
-	if (tk->nr == tk->cap) {
-		tk->cap = tk->cap ? 2 * tk->cap : 2;
-		tk->v = xrealloc(tk->v, tk->cap * sizeof(*tk->v));
-	}
-	ks = &tk->v[tk->nr++];
+	ks = &mx->keys[mx->nr_keys];
 	memset(ks, 0, sizeof(*ks));
-	ks->id = id;
 	ks->g = g;
+	ks->id = id;
+	ks->tid = k.c;
+	ks->last_tid = tid;
 	ks->k.values = xcalloc(g->nr, sizeof(*ks->k.values));
+	hash_index_set(&mx->key_index, slot, mx->nr_keys++);
 	return ks;
 }
 
-/* Is a sample of key ks throttled: inside a span of its id and thread, or the first after one? */
-static bool key_throttled(const struct metrics *mx, const struct key_state *ks, int tid)
+static u64 span_hash_at(const void *ctx, u32 i)
 {
-	for (u32 i = 0; i < mx->nr_spans; i++) {
-		const struct span *sp = &mx->spans[i];
+	const struct span *sp = &((const struct metrics *)ctx)->spans[i];
+	struct key3 k = {sp->id, 0, sp->tid};
 
-		if (sp->id != ks->id || (sp->tid != -1 && sp->tid != tid))
-			continue;
-		if (sp->open || (ks->k.valid && ks->seq < sp->end_seq))
-			return true;
-	}
-	return false;
+	return key3_hash(&k);
 }
 
+static bool span_eq(const void *ctx, u32 i, const void *key)
+{
+	const struct span *sp = &((const struct metrics *)ctx)->spans[i];
+	const struct key3 *k = key;
+
+	return sp->id == k->a && sp->tid == k->c;
+}
+
+/* The spans of an id and thread (tid -1: of every key of the id); NULL when none began. */
+static struct span *span_of(struct metrics *mx, u64 id, int tid, bool create)
+{
+	struct key3 k = {id, 0, tid};
+	struct span *sp;
+	int64_t i;
+	u32 slot;
+
+	if (!hash_index_reserve(&mx->span_index, span_hash_at, mx))
+		die("out of memory");
+	slot = hash_index_find(&mx->span_index, key3_hash(&k), span_eq, mx, &k, &i);
+	if (i >= 0)
+		return &mx->spans[i];
+	if (!create)
+		return NULL;
+	if (mx->nr_spans == mx->cap_spans) {
+		mx->cap_spans = mx->cap_spans ? 2 * mx->cap_spans : 8;
+		mx->spans = xrealloc(mx->spans, mx->cap_spans * sizeof(*mx->spans));
+	}
+	sp = &mx->spans[mx->nr_spans];
+	memset(sp, 0, sizeof(*sp));
+	sp->id = id;
+	sp->tid = tid;
+	hash_index_set(&mx->span_index, slot, mx->nr_spans++);
+	return sp;
+}
+
+/* Does span sp hold the next sample of key ks: open, or ended after the key's previous sample? */
+static bool span_holds(const struct span *sp, const struct key_state *ks)
+{
+	return sp && (sp->open || (ks->k.valid && ks->seq < sp->end_seq));
+}
+
+/* Is a sample of key ks throttled: inside a span of it, or the first after one? */
+static bool key_throttled(struct metrics *mx, const struct key_state *ks)
+{
+	if (!mx->nr_spans)
+		return false;
+	if (span_holds(span_of(mx, ks->id, -1, false), ks))
+		return true;
+	return ks->tid != -1 && span_holds(span_of(mx, ks->id, ks->tid, false), ks);
+}
+
+/*
+ * THROTTLE begins a span: of the record's thread when the leader is inherit (each thread has its
+ * counter), else of every key of the id. UNTHROTTLE ends every open span of the id: the kernel
+ * writes it from the tick, in whichever thread runs then.
+ */
 static void on_throttle(struct session *s, const struct pd_record_header *h, void *arg)
 {
 	struct metrics *mx = arg;
+	const struct perf_event_attr *a;
 	struct pd_throttle_body body;
 	struct pd_sample smp;
-	struct span *sp = NULL;
-	int tid = -1;
+	struct span *sp;
+	int tid = -1, idx;
 
 	mx->seq++;
 	if (h->size < sizeof(*h) + sizeof(body))
 		return;
 	memcpy(&body, h + 1, sizeof(body));
-	if (!pd_reader_parse_sample(s->r, h, &smp, NULL) && (smp.sample_type & PERF_SAMPLE_TID))
-		tid = (int)smp.tid;
-	for (u32 i = 0; i < mx->nr_spans && !sp; i++)
-		if (mx->spans[i].id == body.id && mx->spans[i].tid == tid)
-			sp = &mx->spans[i];
-	if (!sp) {
-		if (mx->nr_spans == mx->cap_spans) {
-			mx->cap_spans = mx->cap_spans ? 2 * mx->cap_spans : 8;
-			mx->spans = xrealloc(mx->spans, mx->cap_spans * sizeof(*mx->spans));
+	if (h->type == PERF_RECORD_UNTHROTTLE) {
+		for (u32 i = 0; i < mx->nr_open;) {
+			sp = &mx->spans[mx->open_spans[i]];
+			if (sp->id == body.id) {
+				sp->open = false;
+				sp->end_seq = mx->seq;
+				mx->open_spans[i] = mx->open_spans[--mx->nr_open];
+			} else {
+				i++;
+			}
 		}
-		sp = &mx->spans[mx->nr_spans++];
-		memset(sp, 0, sizeof(*sp));
-		sp->id = body.id;
-		sp->tid = tid;
+		return;
 	}
-	sp->open = h->type == PERF_RECORD_THROTTLE;
-	if (!sp->open)
-		sp->end_seq = mx->seq;
+	idx = pd_reader_attr_by_id(s->r, body.id);
+	a = idx >= 0 ? pd_reader_attr(s->r, (u32)idx) : NULL;
+	if (a && a->inherit && !pd_reader_parse_sample(s->r, h, &smp, NULL) &&
+	    (smp.sample_type & PERF_SAMPLE_TID))
+		tid = (int)smp.tid;
+	sp = span_of(mx, body.id, tid, true);
+	if (sp->open)
+		return;
+	sp->open = true;
+	if (mx->nr_open == mx->cap_open) {
+		mx->cap_open = mx->cap_open ? 2 * mx->cap_open : 8;
+		mx->open_spans = xrealloc(mx->open_spans, mx->cap_open * sizeof(*mx->open_spans));
+	}
+	mx->open_spans[mx->nr_open++] = (u32)(sp - mx->spans);
+}
+
+/* Add v to the sum at *sum; a sum that would wrap stays at the largest value, and is said. */
+static void add_sat(struct group *g, u64 *sum, u64 v)
+{
+	if (*sum > UINT64_MAX - v) {
+		*sum = UINT64_MAX;
+		g->saturated = true;
+	} else {
+		*sum += v;
+	}
 }
 
 static bool cpu_skip(const struct report_opts *o, const struct psample *smp)
@@ -448,7 +628,8 @@ static void on_sample(struct session *s, struct thread *t, const struct psample 
 {
 	struct metrics *mx = arg;
 	const struct report_opts *o = mx->o;
-	u64 values[64];
+	const struct psample_read *rd = session_sample_read(s, smp);
+	u64 values[MAX_MEMBERS], deltas[MAX_MEMBERS];
 	struct key_state *ks;
 	struct group *g;
 	struct func *f;
@@ -456,7 +637,7 @@ static void on_sample(struct session *s, struct thread *t, const struct psample 
 	u32 fi, bin;
 
 	mx->seq++;
-	g = group_of(mx, smp);
+	g = group_of(mx, smp, rd);
 	if (!g)
 		return;
 	if ((u32)smp->attr != g->leader) {
@@ -464,36 +645,34 @@ static void on_sample(struct session *s, struct thread *t, const struct psample 
 		g->member_samples++;
 		return;
 	}
-	if (smp->nr_read != g->nr || g->nr > 64) {
+	if (rd->nr != g->nr) {
 		g->mismatched++;
 		return;
 	}
-	if (thread_filtered(o, t))
+	if (g->inherit && thread_filtered(o, t))
 		return;
-	ks = key_of(t, g, smp->id);
-	if (cpu_skip(o, smp) || filter_time_skip(&o->filter, smp->time)) {
+	ks = key_of(mx, g, rd->id, smp->tid);
+	if (cpu_skip(o, smp) || filter_time_skip(&o->filter, smp->time) || thread_filtered(o, t)) {
 		/* outside what the user asked for: a window may not reach across it */
 		ks->k.valid = false;
 		return;
 	}
 	g->samples++;
 	for (u32 i = 0; i < g->nr; i++)
-		values[i] = smp->read[i].value;
-	if (mx->deltas_cap < g->nr) {
-		mx->deltas_cap = 64;
-		mx->deltas = xrealloc(mx->deltas, mx->deltas_cap * sizeof(*mx->deltas));
-	}
+		values[i] = rd->values[i].value;
 	fi = func_of(g, session_frame(s, session_resolve(s, t, smp->cpumode, smp->ip)));
-	switch (metrics_step(&ks->k, values, g->nr, fi, key_throttled(mx, ks, smp->tid), mx->deltas,
-			     &same)) {
+	switch (metrics_step(&ks->k, values, g->nr, fi, key_throttled(mx, ks), deltas, &same)) {
 	case METRICS_START:
 		break;
 	case METRICS_THROTTLED:
 		g->throttled++;
 		break;
 	case METRICS_WINDOW:
+		/* another thread ran on the counter since the previous sample: its counts are in */
+		if (ks->last_tid != smp->tid)
+			same = false;
 		f = &g->funcs[fi];
-		bin = metrics_is_short(g->period, mx->deltas[0]) ? BIN_SHORT : BIN_LONG;
+		bin = metrics_is_short(g->period, deltas[0]) ? BIN_SHORT : BIN_LONG;
 		g->nr_windows[bin]++;
 		if (!same && mx->mode == MODE_DISCARD) {
 			f->discarded[bin]++;
@@ -501,10 +680,11 @@ static void on_sample(struct session *s, struct thread *t, const struct psample 
 		}
 		f->windows[bin]++;
 		for (u32 i = 0; i < g->nr; i++)
-			f->counts[bin * g->nr + i] += mx->deltas[i];
+			add_sat(g, &f->counts[bin * g->nr + i], deltas[i]);
 		break;
 	}
 	ks->seq = mx->seq;
+	ks->last_tid = smp->tid;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -567,12 +747,12 @@ static void group_finish(struct group *g)
 			f->windows[BIN_SHORT] += f->windows[BIN_LONG];
 			f->discarded[BIN_SHORT] += f->discarded[BIN_LONG];
 			for (u32 j = 0; j < g->nr; j++)
-				f->counts[j] += f->counts[g->nr + j];
+				add_sat(g, &f->counts[j], f->counts[g->nr + j]);
 		}
 		g->attributed += f->windows[BIN_SHORT];
 		g->discarded += f->discarded[BIN_SHORT];
 		for (u32 j = 0; j < g->nr; j++)
-			g->totals[j] += f->counts[j];
+			add_sat(g, &g->totals[j], f->counts[j]);
 	}
 	g->order = xcalloc(g->nr_funcs ? g->nr_funcs : 1, sizeof(*g->order));
 	for (u32 i = 0; i < g->nr_funcs; i++)
@@ -635,8 +815,15 @@ static void print_group_json(const struct metrics *mx, const struct group *g)
 		json_str(stdout, func_symbol(f));
 		printf(", \"dso\": ");
 		json_str(stdout, func_dso(f));
-		printf(", \"samples\": %" PRIu64 ", \"discarded\": %" PRIu64 ", \"counts\": ",
-		       f->windows[BIN_SHORT], f->discarded[BIN_SHORT]);
+		printf(", \"samples\": %" PRIu64 ", \"discarded\": %" PRIu64, f->windows[BIN_SHORT],
+		       f->discarded[BIN_SHORT]);
+		if (f->windows[BIN_SHORT] + f->discarded[BIN_SHORT])
+			printf(", \"discard_ratio\": %.10g",
+			       (double)f->discarded[BIN_SHORT] /
+				   (double)(f->windows[BIN_SHORT] + f->discarded[BIN_SHORT]));
+		else
+			printf(", \"discard_ratio\": null");
+		printf(", \"counts\": ");
 		print_counts_json(g, f->counts);
 		printf(", \"metrics\": {");
 		for (u32 m = 0; m < g->nr_metrics; m++) {
@@ -695,7 +882,7 @@ static void group_title(const struct group *g, char *buf, size_t len)
 static void print_table(const struct metrics *mx, const struct group *g)
 {
 	char title[1024], num[32];
-	int cw[64], mw[NR_DERIVED + 64], dw = 13;
+	int cw[MAX_MEMBERS], mw[NR_DERIVED + MAX_MEMBERS], dw = 13;
 	double v;
 
 	group_title(g, title, sizeof(title));
@@ -718,13 +905,13 @@ static void print_table(const struct metrics *mx, const struct group *g)
 		printf(
 		    "# --metrics=all: every window counts for the function of its last sample\n");
 	else
-		printf("# A window is discarded when the thread's previous sample was in another "
-		       "function: its counts cannot be given to one function\n");
+		printf("# A window is discarded when the counter's previous sample was in another "
+		       "function or thread: its counts cannot be given to one function\n");
 	if (g->member_samples)
 		printf("# %" PRIu64 " samples of members that sample too were left out: the "
 		       "leader's samples make the windows\n",
 		       g->member_samples);
-	printf("#\n#   Samples  Discarded");
+	printf("#\n#   Samples  Discarded    Disc%%");
 	for (u32 j = 0; j < g->nr; j++) {
 		cw[j] = (int)strlen(g->names[j]);
 		if (cw[j] < 12)
@@ -749,7 +936,10 @@ static void print_table(const struct metrics *mx, const struct group *g)
 
 		if (!row_shown(mx, f))
 			continue;
-		printf("  %9" PRIu64 "  %9" PRIu64, f->windows[BIN_SHORT], f->discarded[BIN_SHORT]);
+		printf(
+		    "  %9" PRIu64 "  %9" PRIu64 "  %6.2f%%", f->windows[BIN_SHORT],
+		    f->discarded[BIN_SHORT],
+		    pct(f->discarded[BIN_SHORT], f->windows[BIN_SHORT] + f->discarded[BIN_SHORT]));
 		for (u32 j = 0; j < g->nr; j++) {
 			if (g->totals[j])
 				snprintf(num, sizeof(num), "%.2f%%",
@@ -786,10 +976,15 @@ static void metrics_free(struct metrics *mx)
 		free(g->order);
 		free(g);
 	}
+	for (u32 i = 0; i < mx->nr_keys; i++)
+		free(mx->keys[i].k.values);
+	free(mx->keys);
+	hash_index_free(&mx->key_index);
 	free(mx->groups);
 	free(mx->by_attr);
 	free(mx->spans);
-	free(mx->deltas);
+	hash_index_free(&mx->span_index);
+	free(mx->open_spans);
 	session_exit(&mx->s);
 }
 
@@ -822,12 +1017,21 @@ int report_metrics(struct report *rep, const struct report_opts *o)
 			}
 		}
 		for (u32 i = 0; i < mx.nr_groups; i++)
+			if (mx.groups[i]->saturated)
+				warning("%s: sums of %s's group reached the largest count and were "
+					"held there: the file's values are damaged",
+					rep->path, mx.groups[i]->names[0]);
+		for (u32 i = 0; i < mx.nr_groups; i++)
 			if (mx.groups[i]->mismatched)
-				warning("%s: %" PRIu64 " samples of %s read another number of "
-					"values than the group has: left out",
+				warning("%s: %" PRIu64 " samples of %s were left out: they read "
+					"another number of values than its first sample",
 					rep->path, mx.groups[i]->mismatched,
 					mx.groups[i]->names[0]);
 	}
+	if (mx.too_large)
+		warning("%s: %" PRIu64 " samples that read groups of more than %d members were "
+			"left out",
+			rep->path, mx.too_large, MAX_MEMBERS);
 	metrics_free(&mx);
 	return ret ? 1 : 0;
 }

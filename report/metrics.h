@@ -2,8 +2,9 @@
 /*
  * The window rules of prec report --metrics (report/metrics.c), kept apart from the reading so
  * that a unit test can drive them with built inputs: a window runs between two samples of one
- * counter instance and thread (a "key"), and what becomes of it depends on the leader's
- * alternating period, on where the previous sample was and on throttling.
+ * counter instance (a "key": the sample's id, and its thread when the leader is inherit), and
+ * what becomes of it depends on the leader's alternating period, on where the previous sample
+ * was and on throttling.
  */
 #ifndef PREC_REPORT_METRICS_H
 #define PREC_REPORT_METRICS_H
@@ -11,6 +12,27 @@
 #include <stdbool.h>
 
 #include "format/perf-data.h"
+
+/* The operands of the derived metrics (CPI, BM/KI, CM/KI, CM%). */
+enum metrics_op {
+	METRICS_OP_CYCLES,
+	METRICS_OP_INSTRUCTIONS,
+	METRICS_OP_BRANCH_MISSES,
+	METRICS_OP_CACHE_REFERENCES,
+	METRICS_OP_CACHE_MISSES,
+	METRICS_OP_NR
+};
+
+/**
+ * metrics_event_op - which operand of the derived metrics an event is: by its attr for the
+ * hardware events (whatever their name), by its name for a PMU's or a raw one ("cpu/cycles/",
+ * "cpu/cycles,period=100/u", "cpu-cycles:u").
+ * @a: the event's attr
+ * @name: its name as prec report prints it
+ *
+ * Return: its enum metrics_op, or -1 when it is none of them.
+ */
+int metrics_event_op(const struct perf_event_attr *a, const char *name);
 
 /* The window state of one key: the previous sample's read values and function. */
 struct metrics_key {

@@ -851,6 +851,10 @@ int cmd_report(int argc, char **argv)
 				goto usage;
 			break;
 		case OPT_METRICS:
+			/* as -g, the mode may be the next word: "--metrics all" */
+			if (!optarg && optind < argc &&
+			    (!strcmp(argv[optind], "discard") || !strcmp(argv[optind], "all")))
+				optarg = argv[optind++];
 			if (optarg && strcmp(optarg, "discard") && strcmp(optarg, "all")) {
 				usage_error("report", "--metrics: '%s' is not discard or all", optarg);
 				goto usage;

@@ -950,9 +950,6 @@ static void fill_psample(struct session *s, const struct pd_sample *smp, int idx
 	p->cpumode = smp->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	p->nr_chain = 0;
 	p->chain = NULL;
-	p->id = smp->id;
-	p->nr_read = 0;
-	p->read = NULL;
 }
 
 /*
@@ -966,8 +963,8 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	struct psample *p;
 	struct qhdr *ev;
 	int idx = 0, ret;
-	u32 nr, nr_read;
-	size_t chain_bytes;
+	u32 nr, nr_read = 0;
+	size_t chain_bytes, read_bytes = 0;
 
 	ret = pd_reader_parse_sample(s->r, h, &smp, &idx);
 	if (ret == -ENOENT) {
@@ -980,9 +977,11 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	stable = stable && !((uintptr_t)smp.callchain & 7);
 	chain_bytes = stable ? 0 : (size_t)nr * 8;
 	/* the read values are decoded into the reader's scratch space: they are copied */
-	nr_read = s->want_read && (smp.sample_type & PERF_SAMPLE_READ) ? (u32)smp.read.nr : 0;
-	ev = queue_alloc(s->q, sizeof(*ev) + sizeof(*p) + chain_bytes +
-				   (size_t)nr_read * sizeof(*smp.read.values));
+	if (s->want_read) {
+		nr_read = smp.sample_type & PERF_SAMPLE_READ ? (u32)smp.read.nr : 0;
+		read_bytes = sizeof(struct psample_read) + (size_t)nr_read * sizeof(*smp.read.values);
+	}
+	ev = queue_alloc(s->q, sizeof(*ev) + sizeof(*p) + read_bytes + chain_bytes);
 	ev->type = PERF_RECORD_SAMPLE;
 	p = (struct psample *)(ev + 1);
 	fill_psample(s, &smp, idx, p);
@@ -992,18 +991,19 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 		p->nr_chain = nr;
 		p->chain = smp.callchain;
 	} else if (nr) {
-		u64 *chain = (u64 *)(p + 1);
+		u64 *chain = (u64 *)((u8 *)(p + 1) + read_bytes);
 
 		memcpy(chain, smp.callchain, (size_t)nr * 8);
 		p->nr_chain = nr;
 		p->chain = chain;
 	}
-	if (nr_read) {
-		struct pd_read_value *rv = (struct pd_read_value *)((u8 *)(p + 1) + chain_bytes);
+	if (s->want_read) {
+		struct psample_read *rd = (struct psample_read *)(p + 1);
 
-		memcpy(rv, smp.read.values, (size_t)nr_read * sizeof(*rv));
-		p->nr_read = nr_read;
-		p->read = rv;
+		rd->id = smp.id;
+		rd->nr = nr_read;
+		if (nr_read)
+			memcpy(rd->values, smp.read.values, (size_t)nr_read * sizeof(*rd->values));
 	}
 	/* without a time (or ordering), delivered at once, before what waits in the queue */
 	if (!ordered || !(smp.sample_type & PERF_SAMPLE_TIME) || !smp.time)

@@ -75,10 +75,16 @@ struct psample {
 	u32 nr_chain;	     /* 0 without PERF_SAMPLE_CALLCHAIN */
 	bool chain_recorded; /* its event has PERF_SAMPLE_CALLCHAIN */
 	const u64 *chain;    /* in the file's mapping, or a copy in the queue: valid in the call */
-	/* with session.want_read: the sample's id and its read values (a copy, valid in the call) */
+};
+
+/*
+ * With session.want_read, the sample's id and read values follow its struct psample in the
+ * queue (session_sample_read()): the other views do not pay for them.
+ */
+struct psample_read {
 	u64 id;
-	u32 nr_read; /* 0 without PERF_SAMPLE_READ */
-	const struct pd_read_value *read;
+	u64 nr; /* 0 without PERF_SAMPLE_READ */
+	struct pd_read_value values[];
 };
 
 struct session;
@@ -134,7 +140,7 @@ struct session {
 	sample_fn sample;
 	void *sample_arg;
 	/* set by the view before session_process(): what it needs beyond the samples' addresses */
-	bool want_read;	     /* psample.id and its read values */
+	bool want_read;	     /* each sample's id and read values: session_sample_read() */
 	record_fn throttle_fn; /* THROTTLE and UNTHROTTLE records, queued in time order */
 
 	/* per attr: counted in the kernel, each SAMPLE WEIGHT samples; NULL when none was */
@@ -173,6 +179,18 @@ int session_process(struct session *s);
  * Return: the frame's number (1 and up), maybe with FRAME_UNRESOLVED.
  */
 u32 session_resolve_flagged(struct session *s, struct thread *t, u16 cpumode, u64 ip);
+
+/**
+ * session_sample_read - the id and read values of a sample being delivered, when the view set
+ * session.want_read.
+ *
+ * Return: them (valid in the call), or NULL when the view did not ask for them.
+ */
+static inline const struct psample_read *session_sample_read(const struct session *s,
+							     const struct psample *p)
+{
+	return s->want_read ? (const struct psample_read *)(p + 1) : NULL;
+}
 
 /**
  * session_resolve - the frame of address ip of thread t in cpumode.

@@ -28,6 +28,13 @@
  *               alternates windows of 999700 and 300 (two threads, two CPUs, a throttled span,
  *               an address without a symbol; the facts say hf-period=300), and
  *               {task-clock,page-faults,context-switches}
+ *   groupthrottle  two {task-clock,page-faults}:S groups, one per-CPU (not inherit), one
+ *               inherit (two threads under one id), each with a throttled span whose UNTHROTTLE
+ *               names another thread than its THROTTLE, as the kernel writes them
+ *   groupnoid   {task-clock,page-faults}:S read without ids (no PERF_FORMAT_ID), the member
+ *               sampling too, one sample on the second CPU; the group is in GROUP_DESC
+ *   groupwrap   {task-clock,page-faults}:S whose leader's windows add up past 2^64 (damaged
+ *               values: two windows of 2^63 ns, a reset between them)
  *
  * Exit status: 0; 77 when KIND cannot be made here (the reason on stderr); 1 on an error.
  */
@@ -1031,6 +1038,16 @@ static void gr_throttle(struct mk *m, bool unthrottle, u64 id, u32 tid)
 	m->time += TSTEP;
 }
 
+/* The COMM of hot3's second thread, tid. */
+static void gr_comm(struct mk *m, u32 tid)
+{
+	struct pd_sample id = id_of(m, 0, 0);
+
+	id.tid = tid;
+	check(pd_encode_comm(&m->rec, &m->attr0, PID, tid, "hot3", false, &id), "COMM");
+	put(m);
+}
+
 static void make_groupread(const char *file, int argc, char **argv)
 {
 	static const struct {
@@ -1091,6 +1108,11 @@ static void make_groupread(const char *file, int argc, char **argv)
 			a->sample_period = 1000000;
 			a->disabled = a->enable_on_exec = 1;
 		}
+		/*
+		 * the hardware group counts each thread apart under one id (inherited counters);
+		 * the software one is a per-CPU counter that counts whichever thread runs
+		 */
+		a->inherit = i < 5;
 		if (i == 0) {
 			a->mmap = a->comm = a->task = a->mmap2 = a->comm_exec = 1;
 			m.attr0 = *a;
@@ -1109,14 +1131,7 @@ static void make_groupread(const char *file, int argc, char **argv)
 	check(pd_writer_add_group(m.w, NULL, 5, 3), "add group");
 	check(pd_writer_begin(m.w), "pd_writer_begin");
 	comm_and_mmap(&m, &h);
-	{
-		/* the second thread of hot3 */
-		struct pd_sample id = id_of(&m, 0, 0);
-
-		id.tid = t2;
-		check(pd_encode_comm(&m.rec, &m.attr0, PID, t2, "hot3", false, &id), "COMM");
-		put(&m);
-	}
+	gr_comm(&m, t2);
 	first = m.time;
 	{
 		/* instance 1 of thread 2: its windows interleave with thread 1's, on the same id */
@@ -1159,13 +1174,16 @@ static void make_groupread(const char *file, int argc, char **argv)
 		gr_sample(&m, a, &k1, 5, t1, addr[GR_A], gr_delta[GR_A]);     /* hot_a */
 		put(&m);
 	}
-	/* the software group: not alternating; its windows by the function they end in */
+	/*
+	 * the software group: not alternating; its windows by the function they end in; its last
+	 * two samples are of thread 2 then thread 1 again, on the one per-CPU counter
+	 */
 	{
-		static const int seq[] = { 0, 0, 0, 1, 1, 2, 2, 0 };
+		static const int seq[] = { 0, 0, 0, 1, 1, 2, 2, 0, 0, 0 };
 		static const int syms[] = { SYM_HOT_A, SYM_HOT_B, SYM_HOT_C };
 
-		for (i = 0; i < 8; i++)
-			gr_sample(&m, &attr[5], &sw, 3, t1, inside(&h, syms[seq[i]]),
+		for (i = 0; i < 10; i++)
+			gr_sample(&m, &attr[5], &sw, 3, i == 8 ? t2 : t1, inside(&h, syms[seq[i]]),
 				  sw_delta[seq[i]]);
 		put(&m);
 	}
@@ -1191,13 +1209,163 @@ static void make_groupread(const char *file, int argc, char **argv)
 	close_writer(&m, first, m.time - TSTEP);
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* groupthrottle, groupnoid: small {task-clock,page-faults} groups */
+
+/*
+ * Add the two attrs of a {task-clock,page-faults} group reading ids id and id + 1, the leader
+ * sampling every 1000000 ns, the member every sample_member page faults (0: it does not).
+ */
+static void small_group(struct mk *m, struct perf_event_attr *a, u32 first, u64 read_format,
+			bool inherit, u64 sample_member, u64 id)
+{
+	static const char *const names[2] = { "task-clock", "page-faults" };
+	static const u64 configs[2] = { PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_PAGE_FAULTS };
+	for (u32 i = 0; i < 2; i++) {
+		u64 ids = id + i;
+
+		a[i] = base_attr(PERF_TYPE_SOFTWARE, configs[i]);
+		a[i].sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				   PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_READ;
+		a[i].read_format = read_format;
+		a[i].inherit = inherit;
+		a[i].sample_period = i ? sample_member : 1000000;
+		a[i].disabled = a[i].enable_on_exec = !i;
+		if (!first && !i) {
+			a[i].mmap = a[i].comm = a[i].task = a[i].mmap2 = a[i].comm_exec = 1;
+			m->attr0 = a[i];
+		}
+		check(pd_writer_add_attr(m->w, &a[i], names[i], &ids, 1), "add attr");
+	}
+	check(pd_writer_add_group(m->w, NULL, first, 2), "add group");
+}
+
+static void make_groupthrottle(const char *file, int argc, char **argv)
+{
+	const u64 rf = PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
+	static const u64 d4[2] = { 1000000, 4 }, d1[2] = { 1000000, 1 };
+	const u32 t1 = PID, t2 = PID + 1;
+	struct gr_instance va = { { 101, 102 }, { 0 }, 0 };
+	struct gr_instance v1 = { { 201, 202 }, { 0 }, 0 }, v2 = v1;
+	struct perf_event_attr a[2], b[2];
+	u64 first, ha;
+	struct hot3 h;
+	struct mk m;
+	int i;
+
+	memset(&h, 0, sizeof(h));
+	load_hot3(&h);
+	ha = inside(&h, SYM_HOT_A);
+	open_writer(&m, file, 0, argc, argv);
+	small_group(&m, a, 0, rf, false, 0, 101);
+	small_group(&m, b, 2, rf, true, 0, 201);
+	check(pd_writer_begin(m.w), "pd_writer_begin");
+	comm_and_mmap(&m, &h);
+	gr_comm(&m, t2);
+	first = m.time;
+	/*
+	 * per-CPU: 3 samples (2 windows), THROTTLE in thread 1, 1 sample inside, UNTHROTTLE in
+	 * thread 2 (the tick's), 6 samples: the first after the span is throttled, then 5 windows
+	 */
+	for (i = 0; i < 3; i++)
+		gr_sample(&m, &a[0], &va, 2, t1, ha, d4);
+	gr_throttle(&m, false, 101, t1);
+	gr_sample(&m, &a[0], &va, 2, t1, ha, d4);
+	gr_throttle(&m, true, 101, t2);
+	for (i = 0; i < 6; i++)
+		gr_sample(&m, &a[0], &va, 2, t1, ha, d4);
+	/*
+	 * inherit: threads 1 and 2 each have their counter under id 201; the THROTTLE of thread 1
+	 * spans only its samples, and the UNTHROTTLE (in thread 2) ends it
+	 */
+	gr_sample(&m, &b[0], &v1, 2, t1, ha, d1); /* t1 start */
+	gr_sample(&m, &b[0], &v2, 2, t2, ha, d1); /* t2 start */
+	gr_sample(&m, &b[0], &v1, 2, t1, ha, d1); /* t1 window */
+	gr_throttle(&m, false, 201, t1);
+	gr_sample(&m, &b[0], &v2, 2, t2, ha, d1); /* t2 window: not its span */
+	gr_sample(&m, &b[0], &v1, 2, t1, ha, d1); /* t1 throttled: inside */
+	gr_throttle(&m, true, 201, t2);
+	gr_sample(&m, &b[0], &v1, 2, t1, ha, d1); /* t1 throttled: first after */
+	gr_sample(&m, &b[0], &v1, 2, t1, ha, d1); /* t1 window */
+	gr_sample(&m, &b[0], &v2, 2, t2, ha, d1); /* t2 window */
+	put(&m);
+	exit_record(&m);
+	printf("samples %d\n", m.nr_samples);
+	close_writer(&m, first, m.time - TSTEP);
+}
+
+static void make_groupnoid(const char *file, int argc, char **argv)
+{
+	static const u64 da[2] = { 1000000, 4 }, db[2] = { 1000000, 0 }, none[2] = { 0, 0 };
+	struct gr_instance lead = { { 101, 102 }, { 0 }, 0 }, member;
+	struct perf_event_attr a[2];
+	struct hot3 h;
+	struct mk m;
+	u64 first;
+
+	memset(&h, 0, sizeof(h));
+	load_hot3(&h);
+	open_writer(&m, file, 0, argc, argv);
+	small_group(&m, a, 0, PERF_FORMAT_GROUP, false, 1, 101);
+	check(pd_writer_begin(m.w), "pd_writer_begin");
+	comm_and_mmap(&m, &h);
+	first = m.time;
+	/*
+	 * the leader: hot_a 4 times (4 faults a window), then hot_b 4 times (none), the sixth
+	 * sample on the second CPU; after each, a sample of the member, in hot_c
+	 */
+	for (int i = 0; i < 8; i++) {
+		lead.cpu = i == 5;
+		gr_sample(&m, &a[0], &lead, 2, PID, inside(&h, i < 4 ? SYM_HOT_A : SYM_HOT_B),
+			  i < 4 ? da : db);
+		/* the member's sample: its id, the same read */
+		member = lead;
+		member.ids[0] = 102;
+		gr_sample(&m, &a[1], &member, 2, PID, inside(&h, SYM_HOT_C), none);
+	}
+	put(&m);
+	exit_record(&m);
+	printf("samples %d\n", m.nr_samples);
+	close_writer(&m, first, m.time - TSTEP);
+}
+
+static void make_groupwrap(const char *file, int argc, char **argv)
+{
+	const u64 rf = PERF_FORMAT_ID | PERF_FORMAT_GROUP | PERF_FORMAT_LOST;
+	static const u64 zero[2] = { 0, 0 }, half[2] = { 1ULL << 63, 1 }, one[2] = { 0, 1 };
+	struct gr_instance in = { { 101, 102 }, { 0 }, 0 };
+	struct perf_event_attr a[2];
+	u64 first, ha;
+	struct hot3 h;
+	struct mk m;
+
+	memset(&h, 0, sizeof(h));
+	load_hot3(&h);
+	ha = inside(&h, SYM_HOT_A);
+	open_writer(&m, file, 0, argc, argv);
+	small_group(&m, a, 0, rf, false, 0, 101);
+	check(pd_writer_begin(m.w), "pd_writer_begin");
+	comm_and_mmap(&m, &h);
+	first = m.time;
+	gr_sample(&m, &a[0], &in, 2, PID, ha, zero);
+	gr_sample(&m, &a[0], &in, 2, PID, ha, half);
+	in.values[0] = 0; /* a reset: the next sample restarts the window */
+	gr_sample(&m, &a[0], &in, 2, PID, ha, one);
+	gr_sample(&m, &a[0], &in, 2, PID, ha, half);
+	put(&m);
+	exit_record(&m);
+	printf("samples %d\n", m.nr_samples);
+	close_writer(&m, first, m.time - TSTEP);
+}
+
 int main(int argc, char **argv)
 {
 	const char *kind, *file;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s events|compressed|compressed-pipe|pipe|tracepoint|tracepoint-pipe|\n"
-			"       overhead|stat|latecomm|aggregated|groupread FILE\n", prog);
+			"       overhead|stat|latecomm|aggregated|groupread|groupthrottle|groupnoid|\n"
+			"       groupwrap FILE\n", prog);
 		return 2;
 	}
 	kind = argv[1];
@@ -1230,6 +1398,12 @@ int main(int argc, char **argv)
 		make_aggregated(file, argc, argv);
 	} else if (!strcmp(kind, "groupread")) {
 		make_groupread(file, argc, argv);
+	} else if (!strcmp(kind, "groupthrottle")) {
+		make_groupthrottle(file, argc, argv);
+	} else if (!strcmp(kind, "groupnoid")) {
+		make_groupnoid(file, argc, argv);
+	} else if (!strcmp(kind, "groupwrap")) {
+		make_groupwrap(file, argc, argv);
 	} else {
 		fprintf(stderr, "%s: unknown kind %s\n", prog, kind);
 		return 2;

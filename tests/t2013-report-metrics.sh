@@ -29,7 +29,8 @@ DSO=$(awk '$1 == "dso" { print $2 }' manifest)
 # cache-references, cache-misses):
 #   hot_a 300 200 2 10 5    hot_b 300 600 3 20 3    hot_c 300 100 1 40 10
 #   main 300 150 0 0 0      [unknown] (hot_a's padding) 300 300 3 10 3
-# and a long window's are 999700 999000 100 1000 100. Three keys (id, thread):
+# and a long window's are 999700 999000 100 1000 100. The group's attrs are inherit: each thread
+# has its counter under the one id, so a key is (id, thread). Three keys:
 #   K1 (id 11, thread 4242): a(start) a:S a:L a:S b:L b:S b:L a:S(b..a) a:L ?:L ?:S a:L
 #       THROTTLE a:S(inside) UNTHROTTLE a:S(first after) a:L a:S
 #   K2 (id 11, thread 4243, interleaved with K1): c(start) c:S c:L c:S b:L b:S
@@ -60,11 +61,14 @@ DSO=$(awk '$1 == "dso" { print $2 }' manifest)
 #
 # Group 2, {task-clock,page-faults,context-switches}, period 1000000 ns, every delta 1000000 ns:
 # not alternating. A window ending in hot_a adds 4 page faults, in hot_b 1 context switch, in
-# hot_c 2 page faults. One key: a(start) a a b(a..b) b c(b..c) c a(c..a).
-#   hot_a: 2 attributed, 1 discarded: 2000000 8 0: page-faults/ms 8/2 = 4, context-switches/ms 0
+# hot_c 2 page faults. Not inherit: a per-CPU counter, whichever thread runs, one key (its id):
+# a(start) a a b(a..b) b c(b..c) c a(c..a) a(thread 2) a(thread 1 again). The last two windows
+# stay in hot_a but another thread ran since the previous sample: discarded.
+#   hot_a: 2 attributed, 3 discarded (60.00%): 2000000 8 0: page-faults/ms 8/2 = 4,
+#   context-switches/ms 0
 #   hot_b: 1, 1: 1000000 0 1: 0 and 1;   hot_c: 1, 1: 1000000 2 0: 2 and 0
-#   totals 4000000 10 1; windows: 4 attributed, 3 discarded (3/7 = 42.86%)
-#   all: hot_a 3: 3000000 12 0; hot_b 2: 2000000 0 2; hot_c 2: 2000000 4 0; totals 7000000 16 2
+#   totals 4000000 10 1; windows: 4 attributed, 5 discarded (5/9 = 55.56%)
+#   all: hot_a 5: 5000000 20 0; hot_b 2: 2000000 0 2; hot_c 2: 2000000 4 0; totals 9000000 24 2
 
 # rows FILE: the rows of each table, blanks squeezed, groups separated by "--"
 rows() {
@@ -72,32 +76,32 @@ rows() {
 }
 
 cat >want-discard <<'EOF'
-3 1 900 33.33% 600 20.69% 6 30.00% 30 16.67% 15 31.91% 1.5000 10.0000 25.0000 50.0000 hot3 [.] hot_a
-3 0 900 33.33% 1800 62.07% 9 45.00% 60 33.33% 9 19.15% 0.5000 5.0000 5.0000 15.0000 hot3 [.] hot_b
-2 1 600 22.22% 200 6.90% 2 10.00% 80 44.44% 20 42.55% 3.0000 10.0000 100.0000 25.0000 hot3 [.] hot_c
-1 0 300 11.11% 300 10.34% 3 15.00% 10 5.56% 3 6.38% 1.0000 10.0000 10.0000 30.0000 hot3 [.] [unknown]
-0 1 0 0.00% 0 0.00% 0 0.00% 0 0.00% 0 0.00% - - - - hot3 [.] main
+3 1 25.00% 900 33.33% 600 20.69% 6 30.00% 30 16.67% 15 31.91% 1.5000 10.0000 25.0000 50.0000 hot3 [.] hot_a
+3 0 0.00% 900 33.33% 1800 62.07% 9 45.00% 60 33.33% 9 19.15% 0.5000 5.0000 5.0000 15.0000 hot3 [.] hot_b
+2 1 33.33% 600 22.22% 200 6.90% 2 10.00% 80 44.44% 20 42.55% 3.0000 10.0000 100.0000 25.0000 hot3 [.] hot_c
+1 0 0.00% 300 11.11% 300 10.34% 3 15.00% 10 5.56% 3 6.38% 1.0000 10.0000 10.0000 30.0000 hot3 [.] [unknown]
+0 1 100.00% 0 0.00% 0 0.00% 0 0.00% 0 0.00% 0 0.00% - - - - hot3 [.] main
 --
-2 1 2000000 50.00% 8 80.00% 0 0.00% 4.0000 0.0000 hot3 [.] hot_a
-1 1 1000000 25.00% 0 0.00% 1 100.00% 0.0000 1.0000 hot3 [.] hot_b
-1 1 1000000 25.00% 2 20.00% 0 0.00% 2.0000 0.0000 hot3 [.] hot_c
+2 3 60.00% 2000000 50.00% 8 80.00% 0 0.00% 4.0000 0.0000 hot3 [.] hot_a
+1 1 50.00% 1000000 25.00% 0 0.00% 1 100.00% 0.0000 1.0000 hot3 [.] hot_b
+1 1 50.00% 1000000 25.00% 2 20.00% 0 0.00% 2.0000 0.0000 hot3 [.] hot_c
 EOF
 
-# all: shares of 3600 3350 23 230 62 and of 7000000 16 2
+# all: shares of 3600 3350 23 230 62 and of 9000000 24 2
 cat >want-all <<'EOF'
-4 0 1200 33.33% 800 23.88% 8 34.78% 40 17.39% 20 32.26% 1.5000 10.0000 25.0000 50.0000 hot3 [.] hot_a
-3 0 900 25.00% 1800 53.73% 9 39.13% 60 26.09% 9 14.52% 0.5000 5.0000 5.0000 15.0000 hot3 [.] hot_b
-3 0 900 25.00% 300 8.96% 3 13.04% 120 52.17% 30 48.39% 3.0000 10.0000 100.0000 25.0000 hot3 [.] hot_c
-1 0 300 8.33% 300 8.96% 3 13.04% 10 4.35% 3 4.84% 1.0000 10.0000 10.0000 30.0000 hot3 [.] [unknown]
-1 0 300 8.33% 150 4.48% 0 0.00% 0 0.00% 0 0.00% 2.0000 0.0000 0.0000 - hot3 [.] main
+4 0 0.00% 1200 33.33% 800 23.88% 8 34.78% 40 17.39% 20 32.26% 1.5000 10.0000 25.0000 50.0000 hot3 [.] hot_a
+3 0 0.00% 900 25.00% 1800 53.73% 9 39.13% 60 26.09% 9 14.52% 0.5000 5.0000 5.0000 15.0000 hot3 [.] hot_b
+3 0 0.00% 900 25.00% 300 8.96% 3 13.04% 120 52.17% 30 48.39% 3.0000 10.0000 100.0000 25.0000 hot3 [.] hot_c
+1 0 0.00% 300 8.33% 300 8.96% 3 13.04% 10 4.35% 3 4.84% 1.0000 10.0000 10.0000 30.0000 hot3 [.] [unknown]
+1 0 0.00% 300 8.33% 150 4.48% 0 0.00% 0 0.00% 0 0.00% 2.0000 0.0000 0.0000 - hot3 [.] main
 --
-3 0 3000000 42.86% 12 75.00% 0 0.00% 4.0000 0.0000 hot3 [.] hot_a
-2 0 2000000 28.57% 0 0.00% 2 100.00% 0.0000 1.0000 hot3 [.] hot_b
-2 0 2000000 28.57% 4 25.00% 0 0.00% 2.0000 0.0000 hot3 [.] hot_c
+5 0 0.00% 5000000 55.56% 20 83.33% 0 0.00% 4.0000 0.0000 hot3 [.] hot_a
+2 0 0.00% 2000000 22.22% 0 0.00% 2 100.00% 0.0000 1.0000 hot3 [.] hot_b
+2 0 0.00% 2000000 22.22% 4 16.67% 0 0.00% 2.0000 0.0000 hot3 [.] hot_c
 EOF
 
-test_expect "mkdata wrote two groups with 36 samples" '
-	grep -qx "samples 36" manifest && [ "$(grep -c "^group " manifest)" = 2 ]'
+test_expect "mkdata wrote two groups with 38 samples" '
+	grep -qx "samples 38" manifest && [ "$(grep -c "^group " manifest)" = 2 ]'
 
 test_expect "perf report --group reads the built file with nothing on stderr" '
 	perf_clean perf report -i gr.data --group --stdio >perf.out &&
@@ -110,11 +114,11 @@ test_expect "--metrics: every row of both tables is the hand-computed one" '
 test_expect "--metrics: the headers count the windows as computed by hand" '
 	grep -qx "# Windows: 9 attributed, 3 discarded (25.00%), 11 long (skipped), 2 throttled" \
 		discard.out &&
-	grep -qx "# Windows: 4 attributed, 3 discarded (42.86%)" discard.out &&
+	grep -qx "# Windows: 4 attributed, 5 discarded (55.56%)" discard.out &&
 	[ "$(grep -c "^# The leader alternates its period (1000000 and short)" discard.out)" = 1 ] &&
 	grep -q "^# Group {cycles,instructions,branch-misses,cache-references,cache-misses}: 28 samples" \
 		discard.out &&
-	grep -q "^# Group {task-clock,page-faults,context-switches}: 8 samples" discard.out'
+	grep -q "^# Group {task-clock,page-faults,context-switches}: 10 samples" discard.out'
 
 test_expect "--metrics: the header says prec recorded the leader with hf-period=300 (facts)" '
 	grep -qx "hf_period cycles 300" manifest &&
@@ -125,7 +129,7 @@ test_expect "--metrics=all: every row of both tables is the hand-computed one" '
 	rows all.out >got && diff want-all got &&
 	grep -qx "# Windows: 12 attributed, 0 discarded (0.00%), 11 long (skipped), 2 throttled" \
 		all.out &&
-	grep -qx "# Windows: 7 attributed, 0 discarded (0.00%)" all.out'
+	grep -qx "# Windows: 9 attributed, 0 discarded (0.00%)" all.out'
 
 test_expect "--metrics=discard is the default" '
 	"$PREC" report -i gr.data --metrics=discard >d2.out && cmp discard.out d2.out'
@@ -146,10 +150,10 @@ short = {"hot_a": (300, 200, 2, 10, 5), "hot_b": (300, 600, 3, 20, 3),
 # (symbol, attributed windows, discarded windows) in the table's order
 if mode == "discard":
     g1 = [("hot_a", 3, 1), ("hot_b", 3, 0), ("hot_c", 2, 1), ("[unknown]", 1, 0), ("main", 0, 1)]
-    g2 = [("hot_a", 2, 1), ("hot_b", 1, 1), ("hot_c", 1, 1)]
+    g2 = [("hot_a", 2, 3), ("hot_b", 1, 1), ("hot_c", 1, 1)]
 else:
     g1 = [("hot_a", 4, 0), ("hot_b", 3, 0), ("hot_c", 3, 0), ("[unknown]", 1, 0), ("main", 1, 0)]
-    g2 = [("hot_a", 3, 0), ("hot_b", 2, 0), ("hot_c", 2, 0)]
+    g2 = [("hot_a", 5, 0), ("hot_b", 2, 0), ("hot_c", 2, 0)]
 swd = {"hot_a": (1000000, 4, 0), "hot_b": (1000000, 0, 1), "hot_c": (1000000, 2, 0)}
 
 def ratio(n, d, scale):
@@ -162,6 +166,7 @@ def group(rows, names, per, metrics, windows, alternating):
         for e in names:
             totals[e] += counts[e]
         funcs.append({"symbol": sym, "dso": dso, "samples": n, "discarded": disc,
+                      "discard_ratio": disc / (n + disc) if n + disc else None,
                       "counts": counts, "metrics": metrics(counts)})
     return {"functions": funcs, "totals": totals, "leader": names[0], "members": names,
             "mode": mode, "alternating": alternating, "windows": windows}
@@ -178,7 +183,7 @@ def sw_metrics(c):
 
 w1 = {"attributed": 9 if mode == "discard" else 12, "discarded": 3 if mode == "discard" else 0,
       "long": 11, "throttled": 2}
-w2 = {"attributed": 4 if mode == "discard" else 7, "discarded": 3 if mode == "discard" else 0,
+w2 = {"attributed": 4 if mode == "discard" else 9, "discarded": 5 if mode == "discard" else 0,
       "long": 0, "throttled": 0}
 first = group(g1, hw, short, hw_metrics, w1, True)
 want = dict(first)
@@ -213,13 +218,63 @@ test_expect "--metrics=all --json: the same with every window counted" '
 test_expect "--metrics --dsos and --symbols hide rows but keep the totals" '
 	"$PREC" report -i gr.data --metrics --symbols hot_b >sym.out 2>err && no_stderr err &&
 	[ "$(rows sym.out | grep -vc -- --)" = 2 ] &&
-	rows sym.out | grep -q "^3 0 900 33.33% 1800 62.07% .* hot_b\$" &&
+	rows sym.out | grep -q "^3 0 0.00% 900 33.33% 1800 62.07% .* hot_b\$" &&
 	"$PREC" report -i gr.data --metrics --dsos nosuch >dso.out &&
 	[ -z "$(rows dso.out | tr -d -- -)" ]'
 
 test_expect "--metrics --tid leaves out the other thread's windows" '
 	"$PREC" report -i gr.data --metrics --tid 4243 >tid.out 2>err && no_stderr err &&
-	rows tid.out | head -1 | grep -q "^2 0 600 66.67% .* hot_c\$"'
+	rows tid.out | head -1 | grep -q "^2 0 0.00% 600 66.67% .* hot_c\$"'
+
+# groupthrottle: a per-CPU group (not inherit) whose UNTHROTTLE names another thread than its
+# THROTTLE: 3 samples (2 windows), the span (1 sample), 6 samples of which the first after the
+# span is throttled: 7 windows of 1000000 ns and 4 faults, 2 throttled. An inherit group, two
+# threads under one id: thread 1's span (1 sample inside, the first after) leaves thread 2's
+# windows alone: 4 windows of 1000000 ns and 1 fault, 2 throttled.
+test_expect "throttling: UNTHROTTLE in another thread ends the span; inherit spans are per thread" '
+	"$MK" groupthrottle thr.data >/dev/null &&
+	"$PREC" report -i thr.data --metrics >thr.out 2>err && no_stderr err &&
+	rows thr.out >got &&
+	printf "%s\n" "7 0 0.00% 7000000 100.00% 28 100.00% 4.0000 hot3 [.] hot_a" -- \
+		"4 0 0.00% 4000000 100.00% 4 100.00% 1.0000 hot3 [.] hot_a" >want &&
+	diff want got &&
+	[ "$(grep -c "^# Windows: [74] attributed, 0 discarded (0.00%), 2 throttled\$" thr.out)" = 2 ]'
+
+# groupnoid: read without ids: GROUP_DESC makes {task-clock,page-faults} one group whose member
+# samples too (8 samples left out, their reads are the leader's). The leader: hot_a 4 times
+# (4 faults a window), hot_b 4 times (none), the sixth sample on CPU 1: 3 windows in hot_a, the
+# one into hot_b discarded, 3 in hot_b. --cpu 0 leaves the sixth out and no window reaches
+# across it: the seventh only starts one, hot_b has 1.
+test_expect "a group read without ids: one group from GROUP_DESC, the member that samples noted" '
+	"$MK" groupnoid noid.data >/dev/null &&
+	"$PREC" report -i noid.data --metrics >noid.out 2>err && no_stderr err &&
+	[ "$(grep -c "^# Group " noid.out)" = 1 ] &&
+	grep -q "^# Group {task-clock,page-faults}: 8 samples of task-clock\$" noid.out &&
+	grep -q "^# 8 samples of members that sample too were left out" noid.out &&
+	rows noid.out >got &&
+	printf "%s\n" "3 0 0.00% 3000000 50.00% 12 100.00% 4.0000 hot3 [.] hot_a" \
+		"3 1 25.00% 3000000 50.00% 0 0.00% 0.0000 hot3 [.] hot_b" >want &&
+	diff want got'
+
+test_expect "--cpu: a window does not reach across a sample of another CPU" '
+	"$PREC" report -i noid.data --metrics --cpu 0 >cpu.out 2>err && no_stderr err &&
+	rows cpu.out >got &&
+	printf "%s\n" "3 0 0.00% 3000000 75.00% 12 100.00% 4.0000 hot3 [.] hot_a" \
+		"1 1 50.00% 1000000 25.00% 0 0.00% 0.0000 hot3 [.] hot_b" >want &&
+	diff want got'
+
+# groupwrap: two windows of 2^63 ns (a reset between them) would add up to 0 in 64 bits
+test_expect "sums past the largest count stay at it, with one warning" '
+	"$MK" groupwrap wrap.data >/dev/null &&
+	"$PREC" report -i wrap.data --metrics >wrap.out 2>err &&
+	rows wrap.out | grep -q "^2 0 0.00% 18446744073709551615 100.00% 2 100.00% " &&
+	[ "$(wc -l <err)" = 1 ] && grep -q "reached the largest count" err'
+
+test_expect "--metrics all and --metrics discard: the mode as the next word, as -g takes it" '
+	"$PREC" report -i gr.data --metrics all >all2.out 2>err && no_stderr err &&
+	cmp all.out all2.out &&
+	"$PREC" report --metrics discard -i gr.data >d3.out 2>err && no_stderr err &&
+	cmp discard.out d3.out'
 
 test_expect "a file without group samples: one line, exit status 1" '
 	"$PREC" record -q -o plain.data -e task-clock -c 1000000 -- "$HOT3" 0.2 >/dev/null 2>&1;
@@ -263,5 +318,11 @@ test_expect "a group recorded by perf record gives a table whose rows add up to 
 	"$PREC" report -i perf.data --metrics >perfrec.out 2>err && no_stderr err &&
 	grep -q "^# Group {task-clock,page-faults}: " perfrec.out &&
 	"$PREC" report -i perf.data --metrics --json >perfrec.json && sums_match perfrec.json'
+
+test_expect "a group recorded into a pipe: prec report -i - --metrics reads it" '
+	"$PREC" record -q -o - -e "{task-clock,page-faults}:S" -c 200000 -- "$HOT3" 0.3 \
+		2>rec.err | "$PREC" report -i - --metrics --json >pipe.json 2>err &&
+	no_stderr err && sums_match pipe.json &&
+	grep -q "\"members\": \[\"task-clock\", \"page-faults\"\]" pipe.json'
 
 done_testing

@@ -3,9 +3,11 @@
  * The window rules of prec report --metrics (report/metrics.h), driven with built inputs: a key's
  * first sample starts a window, the next ends it with per-member deltas and whether the thread
  * stayed in one function; a throttled sample or a counter that went back ends no window and
- * restarts the key; a leader alternates when a quarter of its windows are below half its period.
+ * restarts the key; a leader alternates when a quarter of its windows are below half its period;
+ * the operands of the derived metrics are known by their attr, or a PMU event's by its name.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "report/metrics.h"
 #include "tests/tap.h"
@@ -20,6 +22,17 @@ static enum metrics_step step(u64 a, u64 b, u64 c, u32 func, bool throttled)
 	const u64 v[3] = {a, b, c};
 
 	return metrics_step(&key, v, 3, func, throttled, deltas, &same);
+}
+
+/* The operand metrics_event_op() finds for an event of type and config named name. */
+static int op(u32 type, u64 config, const char *name)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.type = type;
+	a.config = config;
+	return metrics_event_op(&a, name);
 }
 
 int main(void)
@@ -54,5 +67,22 @@ int main(void)
 	ok(!metrics_alternates(1000000, 9, 2), "less than a quarter: not alternating");
 	ok(!metrics_alternates(0, 10, 10), "a frequency never alternates");
 	ok(!metrics_alternates(1000000, 0, 0), "nor does a leader without windows");
+
+	is(op(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cpu-cycles:u"), METRICS_OP_CYCLES,
+	   "a hardware event is an operand by its attr: cpu-cycles:u is cycles");
+	is(op(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, "insns"), METRICS_OP_INSTRUCTIONS,
+	   "whatever its name");
+	is(op(PERF_TYPE_HARDWARE, (8ULL << 32) | PERF_COUNT_HW_CACHE_MISSES, "cpu_core/x/"),
+	   METRICS_OP_CACHE_MISSES, "with a PMU type in the config's high bits too");
+	is(op(PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, "cycles"), -1,
+	   "bus-cycles is no operand, whatever its name");
+	is(op(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "cycles"), -1,
+	   "nor is a software event named cycles");
+	is(op(8, 0x3c, "cpu/cycles/"), METRICS_OP_CYCLES, "a PMU's event by its name");
+	is(op(8, 0x3c, "cpu/cycles,period=100/u"), METRICS_OP_CYCLES,
+	   "a PMU's event name stops at its terms");
+	is(op(8, 0xc0, "cpu/instructions=1/"), METRICS_OP_INSTRUCTIONS, "and at a term's value");
+	is(op(8, 0xc5, "cpu/branch-misses/u"), METRICS_OP_BRANCH_MISSES, "cpu/branch-misses/u");
+	is(op(PERF_TYPE_RAW, 0xc5, "r00c5"), -1, "a raw event without an operand's name is none");
 	return done_testing();
 }
