@@ -9,20 +9,25 @@
 #
 # The input is a recording of a group with sample read (perf record or prec record -e
 # '{task-clock,page-faults}:S', '{cycles,instructions}:S'): each leader sample carries every
-# member's cumulative count. A window runs between two samples of one counter instance and
-# thread; its deltas go to the function of its last sample only when the previous sample was
-# in the same function (the others are "discarded": they span two functions, and perf report
-# --group would lend one function the other's counts). When the leader alternates a long and a
-# short period (hf-period, alt-period, or deltas that do), only the short windows count. Samples
-# inside a throttled span, and the first after it, restart the window, as does a counter that
-# went back. The rules, the table and the JSON are those of prec report --metrics (see
-# prec-report(1)); the JSON keys are "functions" (symbol, dso, samples, discarded, counts,
-# metrics), "totals", "leader", "members", "mode", "alternating" and "windows".
+# member's cumulative count. A window runs between two samples of one counter instance (and
+# thread, when the leader is inherit: each inherited counter reads under its parent's id); its
+# deltas go to the function of its last sample only when the previous sample was in the same
+# function and thread (the others are "discarded": they span two functions or threads, and perf
+# report --group would lend one function the other's counts). When the leader alternates a
+# long and a short period (hf-period, alt-period, or deltas that do), only the short windows
+# count. Samples inside a throttled span, and the first after it, restart the window, as does a
+# counter that went back. Sums that would pass the largest 64-bit count stay at it, with a
+# warning. The rules, the table and the JSON are those of prec report --metrics (see
+# prec-report(1)); the JSON keys are "functions" (symbol, dso, samples, discarded,
+# discard_ratio, counts, metrics), "totals", "leader", "members", "mode", "alternating" and
+# "windows".
 #
 # What perf 6.1 gives the script, and what follows from it:
 # - perf calls process_event once per group member of a sample whose delta (by perf's own count
 #   per id) is not zero, every call with the whole read ('values': (id, value, lost) tuples,
-#   the leader first); the sample's own id is not in the dict. The script takes the calls of
+#   the leader first); the sample's own id is not in the dict. A group read without ids (no
+#   PERF_FORMAT_ID) perf refuses before any script runs ("non matching read_format"): prec
+#   report --metrics reads such files, this script never sees them. The script takes the calls of
 #   one sample once, and the leader's id (the first value) as the sample's: with ':S' only the
 #   leader samples. A member that samples too cannot be told from its leader here, so the
 #   note prec report prints about such samples is missing and they make windows of their own.
@@ -34,7 +39,9 @@
 #   has the recorder's), a member that never had a call is "member N", and prec's facts
 #   (hf-period) are not known.
 # - THROTTLE and UNTHROTTLE records reach the throttle() and unthrottle() handlers with the id
-#   and the thread, in time order with the samples.
+#   and the thread, in time order with the samples. Whether the leader is inherit comes from the
+#   header's attrs, in a pipe from the samples' attr: a THROTTLE before the first sample of its
+#   id in a pipe is taken as one of every thread.
 # - Functions are perf's symbol and binary names; two symbols of one name in one binary (two
 #   static functions) make one row here where prec report keeps them apart.
 #
@@ -53,7 +60,10 @@ from prec_perfdata import (HW, SW, File, event_desc_names, event_facts,  # noqa:
 PERF_SAMPLE_READ = 1 << 4
 PERF_FORMAT_GROUP = 1 << 3
 ATTR_FREQ = 1 << 10
+ATTR_INHERIT = 1 << 1
 U32_MINUS_ONE = 0xffffffff
+U64_MAX = (1 << 64) - 1
+MAX_MEMBERS = 64  # the largest group prec report --metrics takes
 
 # derived metrics: key, numerator, denominator, scale (the order of the table and the JSON)
 DERIVED = [("CPI", "cycles", "instructions", 1.0),
@@ -79,8 +89,10 @@ header = {"names": {}, "attrs": {}, "index": {},  # by id: name, attr bytes, att
 learned = {}   # id -> perf's name of the event, from its calls
 groups = {}    # leader's attr index (or id) -> group
 order = []     # the groups in the order of their first sample
-keys = {}      # (group, id, tid) -> [values, function, seq]
-spans = {}     # (id, tid) -> [open, end_seq]
+keys = {}      # (group, id, tid or -1) -> [values, function, seq, tid of the previous sample]
+spans = {}     # (id, tid or -1 for every key of the id) -> [open, end_seq]
+seen_attrs = {}  # id -> attr bytes of its samples (a pipe has no header)
+too_large = [0]  # samples of groups of more than MAX_MEMBERS
 perf_last = {}  # id -> the value perf last saw (it calls per member whose value changed)
 seq = 0
 last_sample = None
@@ -173,7 +185,8 @@ def _operand(attr, name):
     if typ in (1, 2, 3, 5):
         return None
     base = name.split("/", 1)[1] if "/" in name else name
-    base = base.split("/", 1)[0].split(":", 1)[0]
+    for stop in "/:,=":
+        base = base.split(stop, 1)[0]
     if base == "cpu-cycles":
         base = "cycles"
     return base if base in HW_OPERANDS.values() else None
@@ -191,12 +204,17 @@ def _group(values, attr):
     g = groups.get(gkey)
     if g:
         return g
+    if len(values) > MAX_MEMBERS:
+        too_large[0] += 1
+        return None
     ids = [v[0] for v in values]
     g = {"ids": ids, "nr": len(ids), "names": [_name(i, n) for n, i in enumerate(ids)],
-         "funcs": {}, "samples": 0, "mismatched": 0, "throttled": 0, "windows": [0, 0]}
+         "funcs": {}, "samples": 0, "mismatched": 0, "throttled": 0, "windows": [0, 0],
+         "saturated": False}
     la = header["attrs"].get(lid, attr)
     period, flags = struct.unpack_from("<Q", la, 16)[0], struct.unpack_from("<Q", la, 40)[0]
     g["period"] = 0 if flags & ATTR_FREQ else period
+    g["inherit"] = bool(flags & ATTR_INHERIT)
     g["hf_period"] = header["hf_period"].get(header["index"].get(lid), 0)
     ops = {}
     for n, i in enumerate(ids):
@@ -237,13 +255,22 @@ def _func(g, param):
     return f
 
 
-def _throttled(state, i, tid):
-    for (sid, stid), (is_open, end_seq) in spans.items():
-        if sid != i or (stid != -1 and stid != tid):
-            continue
-        if is_open or (state is not None and state[2] < end_seq):
+def _throttled(state, i, ktid):
+    """Is the next sample of a key (id i, thread ktid or -1) inside a span of it, or the
+    first after one ended?"""
+    for sp in (spans.get((i, -1)), spans.get((i, ktid)) if ktid != -1 else None):
+        if sp and (sp[0] or (state is not None and state[2] < sp[1])):
             return True
     return False
+
+
+def _add(g, c, j, v):
+    """Add v to c[j]; a sum past the largest 64-bit count stays at it (the file's values
+    are damaged), and the group says so."""
+    c[j] += v
+    if c[j] > U64_MAX:
+        c[j] = U64_MAX
+        g["saturated"] = True
 
 
 def _sample(param, values):
@@ -258,20 +285,25 @@ def _sample(param, values):
     if not values:
         return
     g = _group(values, attr)
+    if g is None:
+        return
     if len(values) != g["nr"]:
         g["mismatched"] += 1
         return
     g["samples"] += 1
     lid, tid = values[0][0], s["tid"]
+    seen_attrs.setdefault(lid, attr)
     f = _func(g, param)
     now = [v[1] for v in values]
-    k = (id(g), lid, tid)
+    # a counter that is not inherit counts whichever thread runs: one state for its id
+    ktid = tid if g["inherit"] else -1
+    k = (id(g), lid, ktid)
     state = keys.get(k)
-    throttled = _throttled(state, lid, tid)
-    keys[k] = [now, f, seq]
+    throttled = _throttled(state, lid, ktid)
+    keys[k] = [now, f, seq, tid]
     if state is None:
         return
-    prev, pf, _ = state
+    prev, pf, _, ptid = state
     if throttled or any(a < b for a, b in zip(now, prev)):
         g["throttled"] += 1
         return
@@ -279,13 +311,14 @@ def _sample(param, values):
     p = g["period"]
     b = SHORT if not p or (deltas[0] < p and 2 * deltas[0] < p) else LONG
     g["windows"][b] += 1
-    if pf is not f and not opts["all"]:
+    # another function, or another thread that ran on the counter in between
+    if (pf is not f or ptid != tid) and not opts["all"]:
         f["discarded"][b] += 1
         return
     f["windows"][b] += 1
     c = f["counts"][b]
     for j, d in enumerate(deltas):
-        c[j] += d
+        _add(g, c, j, d)
 
 
 def _flush():
@@ -319,20 +352,33 @@ def process_event(param):
         _note("process_event: %r" % (ex,))
 
 
-def _span(i, tid, is_open):
+def _throttle(i, tid):
+    """A span begins: of the record's thread when the leader is inherit (each thread has its
+    counter) and the record names one, else of every key of the id."""
     global seq
     seq += 1
-    tid = -1 if tid in (-1, U32_MINUS_ONE, None) else tid
-    sp = spans.setdefault((i, tid), [False, 0])
-    sp[0] = is_open
-    if not is_open:
-        sp[1] = seq
+    attr = header["attrs"].get(i) or seen_attrs.get(i) or b""
+    inherit = len(attr) >= 48 and struct.unpack_from("<Q", attr, 40)[0] & ATTR_INHERIT
+    if not inherit or tid in (-1, U32_MINUS_ONE, None):
+        tid = -1
+    spans.setdefault((i, tid), [False, 0])[0] = True
+
+
+def _unthrottle(i):
+    """Every open span of the id ends, whatever its thread: the kernel writes UNTHROTTLE from
+    the tick, in whichever thread runs then."""
+    global seq
+    seq += 1
+    for (sid, _tid), sp in spans.items():
+        if sid == i and sp[0]:
+            sp[0] = False
+            sp[1] = seq
 
 
 def throttle(*args):
     try:
         _flush()
-        _span(int(args[1]), int(args[5]), True)
+        _throttle(int(args[1]), int(args[5]))
     except Exception as ex:  # noqa: BLE001
         _note("throttle: %r" % (ex,))
 
@@ -340,7 +386,7 @@ def throttle(*args):
 def unthrottle(*args):
     try:
         _flush()
-        _span(int(args[1]), int(args[5]), False)
+        _unthrottle(int(args[1]))
     except Exception as ex:  # noqa: BLE001
         _note("unthrottle: %r" % (ex,))
 
@@ -358,10 +404,12 @@ def _finish(g):
         else:
             f["windows"][SHORT] += f["windows"][LONG]
             f["discarded"][SHORT] += f["discarded"][LONG]
-            f["counts"][SHORT] = [a + b for a, b in zip(*f["counts"])]
+            for j, v in enumerate(f["counts"][LONG]):
+                _add(g, f["counts"][SHORT], j, v)
         g["attributed"] += f["windows"][SHORT]
         g["discarded"] += f["discarded"][SHORT]
-        g["totals"] = [a + b for a, b in zip(g["totals"], f["counts"][SHORT])]
+        for j, v in enumerate(f["counts"][SHORT]):
+            _add(g, g["totals"], j, v)
 
     def order_key(f):
         return (-f["counts"][SHORT][0], f["symbol"].encode(), f["dso"].encode())
@@ -390,10 +438,12 @@ def _group_json(g):
         for m in g["metrics"]:
             v = _metric(m, c)
             ms.append("%s: %s" % (_jstr(m[0]), "null" if v is None else "%.10g" % v))
+        w, d = f["windows"][SHORT], f["discarded"][SHORT]
+        ratio = "%.10g" % (float(d) / float(w + d)) if w + d else "null"
         rows.append("\n  {\"symbol\": %s, \"dso\": %s, \"samples\": %d, \"discarded\": %d, "
-                    "\"counts\": %s, \"metrics\": {%s}}"
-                    % (_jstr(f["symbol"]), _jstr(f["dso"]), f["windows"][SHORT],
-                       f["discarded"][SHORT], _counts_json(g, c), ", ".join(ms)))
+                    "\"discard_ratio\": %s, \"counts\": %s, \"metrics\": {%s}}"
+                    % (_jstr(f["symbol"]), _jstr(f["dso"]), w, d, ratio, _counts_json(g, c),
+                       ", ".join(ms)))
     return ("\"functions\": [%s],\n \"totals\": %s,\n \"leader\": %s, \"members\": [%s],\n"
             " \"mode\": \"%s\", \"alternating\": %s,\n"
             " \"windows\": {\"attributed\": %d, \"discarded\": %d, \"long\": %d, "
@@ -412,7 +462,7 @@ def print_json():
 
 
 def _pct(part, whole):
-    return 100.0 * part / whole if whole else 0.0
+    return 100.0 * float(part) / float(whole) if whole else 0.0
 
 
 def _short(dso):
@@ -437,18 +487,19 @@ def print_table(g):
     if opts["all"]:
         print("# --metrics=all: every window counts for the function of its last sample")
     else:
-        print("# A window is discarded when the thread's previous sample was in another "
-              "function: its counts cannot be given to one function")
+        print("# A window is discarded when the counter's previous sample was in another "
+              "function or thread: its counts cannot be given to one function")
     cw = [max(len(n), 12) for n in names]
     mw = [max(len(m[0]), 9) for m in g["metrics"]]
     dw = max([13] + [len(_short(f["dso"])) for f in g["rows"]])
-    head = "#\n#   Samples  Discarded"
+    head = "#\n#   Samples  Discarded    Disc%"
     head += "".join("  %*s   Share" % (w, n) for w, n in zip(cw, names))
     head += "".join("  %*s" % (w, m[0]) for w, m in zip(mw, g["metrics"]))
     print(head + "  %-*s  Symbol\n#" % (dw, "Shared Object"))
     for f in g["rows"]:
         c = f["counts"][SHORT]
-        line = "  %9d  %9d" % (f["windows"][SHORT], f["discarded"][SHORT])
+        w, d = f["windows"][SHORT], f["discarded"][SHORT]
+        line = "  %9d  %9d  %6.2f%%" % (w, d, _pct(d, w + d))
         for j, w in enumerate(cw):
             share = "%.2f%%" % _pct(c[j], g["totals"][j]) if g["totals"][j] else "-"
             line += "  %*d %7s" % (w, c[j], share)
@@ -486,9 +537,16 @@ def trace_end():
                         print()
                     print_table(g)
             for g in order:
+                if g["saturated"]:
+                    _note("sums of %s's group reached the largest count and were held there: "
+                          "the file's values are damaged" % g["names"][0])
+            for g in order:
                 if g["mismatched"]:
-                    _note("%d samples of %s read another number of values than the group "
-                          "has: left out" % (g["mismatched"], g["names"][0]))
+                    _note("%d samples of %s were left out: they read another number of values "
+                          "than its first sample" % (g["mismatched"], g["names"][0]))
+        if too_large[0]:
+            _note("%d samples that read groups of more than %d members were left out"
+                  % (too_large[0], MAX_MEMBERS))
     except Exception as ex:  # noqa: BLE001
         _note("trace_end: %r" % (ex,))
     for e in errors:
