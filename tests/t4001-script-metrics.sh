@@ -8,7 +8,18 @@
 # - on the file tests/mkdata writes for --metrics (groupread): two groups, counter instances
 #   on two CPUs and two threads, a leader that alternates its period, a throttled span (perf
 #   6.1 hands the script THROTTLE and UNTHROTTLE records), windows that cross functions, an
-#   address without a symbol, and prec's facts (hf-period).
+#   address without a symbol, and prec's facts (hf-period);
+# - on groupthrottle's per-CPU group (not inherit: one state per id, an UNTHROTTLE in another
+#   thread than its THROTTLE ends the span), table and JSON;
+# - on groupwrap's reads (sums held at the largest count, with the warning), fed to the script's
+#   handlers as perf would call them had it delivered every sample (see below).
+# perf 6.1 does not deliver a sample whose every member reads what perf last saw for its id
+# (deliver_sample_value() skips a zero period, counted per id, not per thread): groupwrap's first
+# sample (all zero) and the samples of groupthrottle's inherit group whose second thread reads
+# what the first thread read before it never reach a script, so the script cannot follow the
+# view there; real recordings (a clock leader always moves) do not have such samples.
+# groupnoid (a group read without ids) perf refuses ("non matching read_format") before the
+# script runs: checked to fail in one line.
 # What perf 6.1 does not give a script: the sample's own id (the script takes the leader's, the
 # first value read: with ':S' only the leader samples, so no file here has a member that
 # samples too, which the script could not tell from its leader).
@@ -31,10 +42,13 @@ EV='{task-clock,page-faults,context-switches}:uS'
 perf record -q --no-bpf-event -o perf.data -e "$EV" -c 200000 -- "$W" 0.2 >/dev/null 2>perf.err ||
 	{ cat perf.err; echo "# perf record failed"; }
 "$MK" groupread gr.data >gr.manifest 2>gr.err || { cat gr.err; echo "# mkdata groupread failed"; }
+for k in groupthrottle groupwrap groupnoid; do
+	"$MK" $k $k.data >/dev/null 2>$k.err || { cat $k.err; echo "# mkdata $k failed"; }
+done
 # a file with a group whose samples do not read it
 "$MK" events plain.data >/dev/null 2>plain.err || { cat plain.err; echo "# mkdata events failed"; }
 
-FILES="prec perf gr"
+FILES="prec perf gr groupthrottle"
 for f in $FILES; do
 	for mode in discard all; do
 		opt=--metrics
@@ -73,17 +87,22 @@ def same(a, b, path):
 
 for name in sys.argv[1:]:
     try:
+        name, _, group = name.partition(":")  # NAME:N: only the N-th group's object
         c = json.load(open(name + ".json"))
         p = json.load(open(name + ".py.json"))
+        if group:
+            c, p = c["groups"][int(group)], p["groups"][int(group)]
+            name += ":" + group
         assert c["functions"] and c["windows"]["attributed"], "nothing attributed"
         same(c, p, "")
         print("%s ok" % name)
     except Exception as ex:
         print("%s differs: %s" % (name, ex))
 EOF
-"$PYTHON" compare.py $(for f in $FILES; do echo $f.discard $f.all; done) >compare.out 2>&1
+"$PYTHON" compare.py $(for f in prec perf gr; do echo $f.discard $f.all; done) \
+	groupthrottle.discard:0 groupthrottle.all:0 >compare.out 2>&1
 
-for f in $FILES; do
+for f in prec perf gr; do
 	for mode in discard all; do
 		test_expect "$f.data, $mode: the script's --json is prec report's" '
 			no_stderr $f.$mode.err && no_stderr $f.$mode.py.err &&
@@ -94,6 +113,52 @@ for f in $FILES; do
 		'
 	done
 done
+
+# the first table of a file: its per-CPU group
+first_table() { sed '/^$/q' "$1"; }
+for mode in discard all; do
+	test_expect "groupthrottle.data, $mode: the per-CPU group's JSON and table are prec report's" '
+		no_stderr groupthrottle.$mode.err && no_stderr groupthrottle.$mode.py.err &&
+		grep -q "^groupthrottle.$mode:0 ok$" compare.out &&
+		first_table groupthrottle.$mode.txt >c.first &&
+		first_table groupthrottle.$mode.py.txt >py.first &&
+		grep -q "^# Windows: 7 attributed" c.first && diff -u c.first py.first
+	'
+done
+
+# groupwrap.data's reads, given to the script's handlers as perf would give them were its first
+# sample (all zero) delivered; the names and attrs come from the file, the function from prec
+# report's JSON.
+"$PREC" report -i groupwrap.data --metrics >wrap.txt 2>wrap.err
+"$PREC" report -i groupwrap.data --metrics --json >wrap.json 2>/dev/null
+cat >feed.py <<'EOF'
+import importlib.util, json, os, sys
+sys.argv = ["prec-metrics.py"]
+spec = importlib.util.spec_from_file_location("m", os.environ["SCRIPT"])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+m.trace_begin()
+leader, member = sorted(m.header["attrs"])
+f = json.load(open("wrap.json"))["functions"][0]
+for n, (v0, v1) in enumerate([(0, 0), (1 << 63, 1), (0, 2), (1 << 63, 3)]):
+    m.process_event({"sample": {"tid": 4242, "pid": 4242, "time": n, "cpu": 0, "ip": 1,
+                                "cpumode": 2, "values": [(leader, v0, 0), (member, v1, 0)]},
+                     "symbol": f["symbol"], "dso": f["dso"], "ev_name": "task-clock",
+                     "attr": m.header["attrs"][leader]})
+m.trace_end()
+EOF
+PYTHONPATH=$PREC_SRC/scripts SCRIPT=$SCRIPT "$PYTHON" feed.py -i groupwrap.data >wrap.py.txt \
+	2>wrap.py.err
+test_expect "groupwrap.data: sums held at the largest count, one warning, as prec report" '
+	grep -q " 18446744073709551615 " wrap.txt && diff -u wrap.txt wrap.py.txt &&
+	[ "$(wc -l <wrap.py.err)" = 1 ] && grep -q "reached the largest count" wrap.py.err &&
+	grep -q "reached the largest count" wrap.err
+'
+
+test_expect "groupnoid.data: perf refuses a group read without ids, in one line" '
+	perf script -i groupnoid.data -s "$SCRIPT" >noid.out 2>noid.err
+	test $? != 0 && test "$(wc -l <noid.err)" = 1 && ! test -s noid.out
+'
 
 test_expect "the built file: two groups, throttled and long windows, discards, hf-period" '
 	"$PYTHON" -c "
