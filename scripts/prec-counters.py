@@ -38,14 +38,14 @@
 # trace_end reports it.
 
 import json
-import os
 import re
-import stat
 import struct
 import sys
 
-FEAT_EVENT_DESC = 12
-FEAT_PREC = 64
+sys.dont_write_bytecode = True  # no __pycache__ beside the scripts, installed or not
+from prec_perfdata import (HW, SW, File, event_desc_names, event_facts,  # noqa: E402
+                           input_path, sections)
+
 HANDLER_NAME_MAX = 255  # perf builds the name in a 256-byte buffer
 PREC_EVENT_ID_BASE, PREC_EVENT_ID_MAX = 65000, 65534  # prec's synthetic tracepoints
 
@@ -63,40 +63,7 @@ def _note(what):
         errors.append(what)
 
 
-# ---- the input file, from perf's own command line
-
-def _input_path():
-    try:
-        with open("/proc/self/cmdline", "rb") as f:
-            argv = [a.decode("utf-8", "surrogateescape") for a in f.read().split(b"\0")]
-    except OSError:
-        argv = []
-    for i, a in enumerate(argv):
-        if a == "--":
-            break
-        if a in ("-i", "--input") and i + 1 < len(argv):
-            return argv[i + 1]
-        if a.startswith("--input="):
-            return a[len("--input="):]
-        if a.startswith("-i") and not a.startswith("--") and len(a) > 2:
-            return a[2:]
-    try:
-        if stat.S_ISFIFO(os.fstat(0).st_mode):
-            return "-"
-    except OSError:
-        pass
-    return "perf.data"
-
-
 # ---- perf.data header: attrs, EVENT_DESC names, prec's facts
-
-HW = ["cycles", "instructions", "cache-references", "cache-misses", "branches",
-      "branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
-      "ref-cycles"]
-SW = ["cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
-      "minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
-      "bpf-output", "cgroup-switches"]
-
 
 def _modifiers(flags, precise):
     """perf's evsel__add_modifiers() for the names it builds from an attr."""
@@ -143,24 +110,10 @@ def _attr_name(attr):
     return base + _modifiers(flags, precise)
 
 
-class _File:
-    """Reads pieces of a file at offsets, without reading it all (it may be large)."""
-
-    def __init__(self, path):
-        self.f = open(path, "rb")
-        self.size = os.fstat(self.f.fileno()).st_size
-
-    def read(self, off, n):
-        if off < 0 or n < 0 or off + n > self.size:
-            raise ValueError("offset %d + %d is past the end of the file" % (off, n))
-        self.f.seek(off)
-        return self.f.read(n)
-
-
 def _read_header(path):
     """{"attrs": [[name, ids, own]], "shared": {idx: M}, "data": (off, size)}, or None (a
     pipe)."""
-    f = _File(path)
+    f = File(path)
     head = f.read(0, 104)
     if head[:8] != b"PERFILE2":
         return None
@@ -177,46 +130,23 @@ def _read_header(path):
         ids = struct.unpack_from("<%dQ" % (ids_size // 8), f.read(ids_off, ids_size // 8 * 8))
         attrs.append([_attr_name(attr), ids, _prec_own(attr)])
         off += asz + 16
-    # feature sections: one {offset, size} per set bit, in bit order, after the data
-    sections = {}
-    at = d_off + d_size
-    for bit in range(256):
-        if feats[bit // 64] >> (bit % 64) & 1:
-            sections[bit] = struct.unpack_from("<2Q", f.read(at, 16))
-            at += 16
-    if FEAT_EVENT_DESC in sections:
-        s_off, s_size = sections[FEAT_EVENT_DESC]
-        data = f.read(s_off, s_size)
-        p = 8
-        nr, asz = struct.unpack_from("<II", data, 0)
-        for i in range(nr):
-            p += asz
-            nr_ids, slen = struct.unpack_from("<II", data, p)
-            p += 8
-            name = data[p:p + slen].split(b"\0", 1)[0].decode("utf-8", "replace")
-            p += slen + 8 * nr_ids
-            if i < len(attrs):
-                attrs[i][0] = name
+    found = sections(f, feats, d_off, d_size)
+    for i, name in enumerate(event_desc_names(f, found)[:len(attrs)]):
+        attrs[i][0] = name
     shared, bpf = {}, {}
-    if FEAT_PREC in sections:
-        s_off, s_size = sections[FEAT_PREC]
-        text = f.read(s_off, s_size).split(b"\0", 1)[0].decode("utf-8", "replace")
-        for line in text.split("\n"):
-            key, _, val = line.partition("=")
-            parts = key.split(".")
-            if len(parts) == 3 and parts[0] == "event" and parts[2] == "shared_with":
-                try:
-                    shared[int(parts[1])] = int(val)
-                except ValueError:
-                    pass
-            elif (len(parts) == 3 and parts[0] == "event" and parts[1].isdigit() and
-                  parts[2] in ("bpf_counter", "bpf_counter_fallback")):
-                # --bpf-counters: a counter shared across sessions, or why the event had none
-                if parts[2] == "bpf_counter" and val not in ("created", "joined"):
-                    continue
-                val = re.sub(r"\\(.)", lambda m: {"n": "\n", "r": "\r"}.get(m.group(1), m.group(1)),
-                             val)
-                bpf.setdefault(int(parts[1]), {})[parts[2]] = val
+    for n, field, val in event_facts(f, found):
+        if field == "shared_with":
+            try:
+                shared[n] = int(val)
+            except ValueError:
+                pass
+        elif field in ("bpf_counter", "bpf_counter_fallback"):
+            # --bpf-counters: a counter shared across sessions, or why the event had none
+            if field == "bpf_counter" and val not in ("created", "joined"):
+                continue
+            val = re.sub(r"\\(.)", lambda m: {"n": "\n", "r": "\r"}.get(m.group(1), m.group(1)),
+                         val)
+            bpf.setdefault(n, {})[field] = val
     return {"attrs": attrs, "shared": shared, "bpf": bpf, "data": (d_off, d_size), "file": f}
 
 
@@ -284,7 +214,7 @@ header = None
 def _setup():
     global source, header
     args = [a for a in sys.argv[1:] if a != "--json"]
-    path = _input_path()
+    path = input_path()
     names = []
     if path != "-":
         try:
