@@ -48,7 +48,8 @@
 
 /*
  * The alternating period (util/perf-event.h): whether the kernel has the field, probed once per
- * process (0: not yet, 1: it has, -1: it has not; kernel_attr_size then says what it takes).
+ * process (0: not yet, 1: it has, -1: it has not, kernel_attr_size then says what it takes;
+ * HF_OTHER: another field sits where the series puts it).
  */
 static int hf_kernel;
 static u32 kernel_attr_size;
@@ -858,7 +859,7 @@ static int check_hf_terms(const struct evsel *ev)
 	const struct event_spec *s = ev->spec;
 	const char *rand_term = s->has_hf_rand ? "hf-rand" : "alt-period-jitter";
 	u64 rand_given = s->has_hf_rand ? s->hf_rand : s->alt_jitter;
-	u64 hf = hf_period(ev), rand = hf_rand(ev), base;
+	u64 hf = hf_period(ev), rand = hf_rand(ev), base, period;
 	bool hrtimer = perf_attr_is_hrtimer(&ev->attr);
 
 	if (s->has_hf_period && s->has_alt_period && s->hf_period != s->alt_period)
@@ -892,25 +893,37 @@ static int check_hf_terms(const struct evsel *ev)
 		return error("'%s': %s=%llu is below the kernel's 10 us floor for cpu-clock and "
 			     "task-clock (their timer re-arms after at least %llu ns)",
 			     ev->name, hf_period_term(ev), (unsigned long long)hf, HRTIMER_MIN_NS);
-	/* in frequency mode the kernel picks the period: nothing more to check here */
-	if (ev->attr.freq)
-		return 0;
-	if (hf >= ev->attr.sample_period)
+	period = ev->attr.sample_period;
+	if (ev->attr.freq) {
+		/*
+		 * In frequency mode the kernel adapts the period, and the series stops alternating
+		 * while it is at or below the short one; but cpu-clock and task-clock take a fixed
+		 * period of 1 s / freq (perf_swevent_init_hrtimer()), which is checked as one.
+		 */
+		if (!hrtimer || !ev->attr.sample_freq)
+			return 0;
+		period = NSEC_PER_SEC / ev->attr.sample_freq;
+	}
+	if (hf >= period)
 		return error("'%s': %s=%llu is not below the event's period %llu", ev->name,
-			     hf_period_term(ev), (unsigned long long)hf,
-			     (unsigned long long)ev->attr.sample_period);
-	base = ev->attr.sample_period - hf;
+			     hf_period_term(ev), (unsigned long long)hf, (unsigned long long)period);
+	base = period - hf;
 	if (hrtimer && base < HRTIMER_MIN_NS)
 		return error("'%s': the long window, period %llu minus %s=%llu, is below the "
 			     "kernel's 10 us floor for cpu-clock and task-clock (%llu ns)",
-			     ev->name, (unsigned long long)ev->attr.sample_period,
-			     hf_period_term(ev), (unsigned long long)hf, HRTIMER_MIN_NS);
+			     ev->name, (unsigned long long)period, hf_period_term(ev),
+			     (unsigned long long)hf, HRTIMER_MIN_NS);
 	/* the kernel takes half the jitter's width off the long period unguarded: no wrap */
 	if (rand && (1ULL << rand) / 2 >= base)
 		return error("'%s': %s=%llu jitters the long period by up to %llu either way, not "
 			     "below the %llu it has (period minus %s=)",
 			     ev->name, rand_term, (unsigned long long)rand_given, (1ULL << rand) / 2,
 			     (unsigned long long)base, hf_period_term(ev));
+	if (hrtimer && rand && base - (1ULL << rand) / 2 < HRTIMER_MIN_NS)
+		return error("'%s': %s=%llu can shorten the long window to %llu ns, below the "
+			     "kernel's 10 us floor for cpu-clock and task-clock",
+			     ev->name, rand_term, (unsigned long long)rand_given,
+			     (unsigned long long)(base - (1ULL << rand) / 2));
 	return 0;
 }
 

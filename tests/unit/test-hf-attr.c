@@ -475,6 +475,12 @@ static void test_terms(void)
 	     "hf-period=300 is below the kernel's 10 us"},
 	    {"task-clock/period=1000000,alt-period=9999/", "alt-period=9999 is below the kernel's"},
 	    {"cpu-clock/period=15000,hf-period=10000/", "the long window, period 15000 minus"},
+	    /* in frequency mode cpu-clock's period is 1 s / freq: 250000 ns at 4000 Hz */
+	    {"cpu-clock/freq=4000,hf-period=300000/", "not below the event's period 250000"},
+	    {"task-clock/freq=50000,hf-period=15000/", "the long window, period 20000 minus"},
+	    /* 40000 - 20000 - 16384 leaves 3616 ns: under the hrtimer's floor */
+	    {"cpu-clock/period=40000,hf-period=20000,hf-rand=15/",
+	     "hf-rand=15 can shorten the long window to 3616 ns"},
 	};
 	static const struct {
 		const char *events;
@@ -489,6 +495,8 @@ static void test_terms(void)
 	    {"cpu-clock/period=20000,hf-period=10000/", 10000, 0},
 	    {"cpu-clock/period=1000000,hf-period=10000,hf-rand=3,alt-period-jitter=2/", 10000, 3},
 	    {"page-faults/period=1000,hf-period=1/", 1, 0},
+	    {"cpu-clock/freq=1000,hf-period=20000,hf-rand=4/", 20000, 4},
+	    {"page-faults/freq=100,hf-period=10,hf-rand=15/", 10, 15},
 	    {"cpu-clock/period=1000/", 0, 0},
 	};
 	struct opened o;
