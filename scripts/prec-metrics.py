@@ -30,7 +30,7 @@
 #   report --metrics reads such files, this script never sees them. The script takes the calls of
 #   one sample once, and the leader's id (the first value) as the sample's: with ':S' only the
 #   leader samples. A member that samples too cannot be told from its leader here, so the
-#   note prec report prints about such samples is missing and they make windows of their own.
+#   note prec report prints about such samples is missing and they cut the leader's windows.
 # - Event names, the leader's period and which member is which derived-metric operand come
 #   from the file's header (its attrs, their ids and the EVENT_DESC names), read from the
 #   file perf was given (-i FILE, --input FILE, default perf.data): a member whose count
@@ -78,7 +78,8 @@ USAGE = """usage: perf script [-i FILE] -s prec-metrics.py [-- [--all] [--json]]
   per function, the counter deltas of a group's windows ({a,b,c}:S) and the metrics
   derived from them, as prec report --metrics prints them
   --all     every window counts for the function of its last sample (--metrics=all);
-            by default windows whose previous sample was in another function are discarded
+            by default windows whose previous sample was in another function or thread
+            are discarded
   --json    the figures as prec report --metrics --json prints them
   --help    this text"""
 
@@ -88,7 +89,7 @@ header = {"names": {}, "attrs": {}, "index": {},  # by id: name, attr bytes, att
           "hf_period": {}}  # by attr index, from prec's facts
 learned = {}   # id -> perf's name of the event, from its calls
 groups = {}    # leader's attr index (or id) -> group
-order = []     # the groups in the order of their first sample
+order = []     # the groups: by their leaders' attr index (prec report's order) at the end
 keys = {}      # (group, id, tid or -1) -> [values, function, seq, tid of the previous sample]
 spans = {}     # (id, tid or -1 for every key of the id) -> [open, end_seq]
 seen_attrs = {}  # id -> attr bytes of its samples (a pipe has no header)
@@ -236,6 +237,7 @@ def _group(values, attr):
         else:
             metrics.append(("%s/%s" % (g["names"][n], g["names"][0]), n, 0, 1.0))
     g["metrics"] = metrics
+    g["key"] = gkey
     groups[gkey] = g
     order.append(g)
     return g
@@ -527,6 +529,9 @@ def trace_end():
                   "-e '{EVENT,EVENT...}:S'", file=sys.stderr)
             status = 1
         else:
+            # prec report orders the groups by their leaders' attrs; a pipe has no header
+            # to say them, and its groups stay in the order of their first samples
+            order.sort(key=lambda g: (0, g["key"]) if isinstance(g["key"], int) else (1, 0))
             for g in order:
                 _finish(g)
             if opts["json"]:

@@ -41,6 +41,10 @@ EV='{task-clock,page-faults,context-switches}:uS'
 	{ cat prec.err; echo "# prec record failed"; }
 perf record -q --no-bpf-event -o perf.data -e "$EV" -c 200000 -- "$W" 0.2 >/dev/null 2>perf.err ||
 	{ cat perf.err; echo "# perf record failed"; }
+# two groups, the second's leader sampling first: the groups print in the leaders' order
+"$PREC" record -q -o two.data -e '{page-faults/period=200/,minor-faults}:uS' \
+	-e '{task-clock/period=200000/,context-switches}:uS' -- "$W" 0.2 >/dev/null 2>two.err ||
+	{ cat two.err; echo "# prec record of two groups failed"; }
 "$MK" groupread gr.data >gr.manifest 2>gr.err || { cat gr.err; echo "# mkdata groupread failed"; }
 for k in groupthrottle groupwrap groupnoid; do
 	"$MK" $k $k.data >/dev/null 2>$k.err || { cat $k.err; echo "# mkdata $k failed"; }
@@ -48,7 +52,7 @@ done
 # a file with a group whose samples do not read it
 "$MK" events plain.data >/dev/null 2>plain.err || { cat plain.err; echo "# mkdata events failed"; }
 
-FILES="prec perf gr groupthrottle"
+FILES="prec perf gr two groupthrottle"
 for f in $FILES; do
 	for mode in discard all; do
 		opt=--metrics
@@ -99,10 +103,10 @@ for name in sys.argv[1:]:
     except Exception as ex:
         print("%s differs: %s" % (name, ex))
 EOF
-"$PYTHON" compare.py $(for f in prec perf gr; do echo $f.discard $f.all; done) \
+"$PYTHON" compare.py $(for f in prec perf gr two; do echo $f.discard $f.all; done) \
 	groupthrottle.discard:0 groupthrottle.all:0 >compare.out 2>&1
 
-for f in prec perf gr; do
+for f in prec perf gr two; do
 	for mode in discard all; do
 		test_expect "$f.data, $mode: the script's --json is prec report's" '
 			no_stderr $f.$mode.err && no_stderr $f.$mode.py.err &&
