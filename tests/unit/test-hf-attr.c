@@ -110,7 +110,8 @@ static void test_build(void)
 
 #define MAX_CALLS 8
 static struct {
-	unsigned char bytes[PERF_ATTR_HF_SIZE];
+	/* read back as a struct perf_event_attr: aligned as one, in every element */
+	unsigned char bytes[PERF_ATTR_HF_SIZE] __attribute__((aligned(8)));
 	__u32 size;
 	pid_t pid;
 	int cpu;
