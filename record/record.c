@@ -376,6 +376,8 @@ static const char *const reg_names[] = {
 static const char *const reg_names[] = { NULL };
 #endif
 #define NR_REG_NAMES (sizeof(reg_names) / sizeof(reg_names[0]))
+/* What a DWARF unwinder cannot start without: the stack pointer and the pc (SP, IP above). */
+#define DWARF_MINIMAL_REGS ((1ULL << 7) | (1ULL << 8))
 
 /*
  * -I and --user-regs: no list means every register perf samples; "?" lists them as perf does.
@@ -417,6 +419,72 @@ static int parse_regs(const char *opt, const char *s, unsigned long long *mask)
 		if (*s)
 			s++;
 	}
+	return -1;
+}
+
+/*
+ * --call-graph MODE[,SIZE], read as perf's parse_callchain_record() reads it: fp,N sets the
+ * deepest callchain when N is below kernel.perf_event_max_stack (else the kernel's), dwarf,N the
+ * bytes of user stack each sample copies (rounded up to 8, at most 65528: the kernel's sample
+ * size is a u16), lbr takes nothing. dwarf also samples data addresses, as perf does.
+ * Return: -1, or the exit status.
+ */
+static int parse_call_graph(struct record_opts *o, const char *arg)
+{
+	const unsigned long max_dump = 65528;
+	char buf[256], *save = NULL, *mode, *tok, *end;
+	unsigned long v;
+	u64 sysctl_max = 127;
+
+	if (strlen(arg) >= sizeof(buf))
+		return usage_error("record", "--call-graph: the value is too long");
+	strcpy(buf, arg);
+	mode = strtok_r(buf, ",", &save);
+	tok = mode ? strtok_r(NULL, ",", &save) : NULL;
+	if (mode && !strcmp(mode, "fp")) {
+		o->callgraph_mode = RECORD_CALLGRAPH_FP;
+		o->max_stack = 0;
+		if (tok) {
+			errno = 0;
+			v = strtoul(tok, &end, 0);
+			if (errno || *end || end == tok)
+				return usage_error("record", "--call-graph fp,%s: not a callchain "
+						   "depth", tok);
+			read_sysctl_u64("/proc/sys/kernel/perf_event_max_stack", &sysctl_max);
+			if (v < sysctl_max)
+				o->max_stack = (unsigned)v;
+		}
+	} else if (mode && !strcmp(mode, "dwarf")) {
+		unsigned long long all = 0;
+		int err = parse_regs("--call-graph dwarf", NULL, &all);
+
+		if (err >= 0)
+			return err;
+		o->callgraph_mode = RECORD_CALLGRAPH_DWARF;
+		o->dwarf_regs = all;
+		o->stack_dump_size = 8192;
+		if (tok) {
+			errno = 0;
+			v = strtoul(tok, &end, 0);
+			if (!errno && !*end && end != tok && v && v <= max_dump)
+				v = (v + 7) & ~7UL;
+			else
+				v = 0;
+			if (!v || v > max_dump)
+				return usage_error("record", "--call-graph dwarf: Incorrect stack dump "
+						   "size (max %lu): %s", max_dump, tok);
+			o->stack_dump_size = (u32)v;
+		}
+		o->sample_addr = true;
+	} else if (mode && !strcmp(mode, "lbr")) {
+		if (tok)
+			return usage_error("record", "--call-graph lbr: No more arguments needed");
+		o->callgraph_mode = RECORD_CALLGRAPH_LBR;
+	} else {
+		return usage_error("record", "--call-graph '%s': Unknown --call-graph option value "
+				   "(fp, dwarf[,size] or lbr)", arg);
+	}
+	o->callgraph = true;
 	return -1;
 }
 
@@ -947,20 +1015,11 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 		case 'g':
 			o->callgraph = true;
 			break;
-		case OPT_CALL_GRAPH: {
-			size_t n = strcspn(optarg, ",");
-
-			if (!strncmp(optarg, "fp", n) && n == 2) {
-				o->callgraph = true;
-				break;
-			}
-			if ((n == 5 && !strncmp(optarg, "dwarf", 5)) ||
-			    (n == 3 && !strncmp(optarg, "lbr", 3)))
-				return usage_error("record", "--call-graph %.*s is not supported by "
-						   "prec yet: use fp", (int)n, optarg);
-			return usage_error("record", "--call-graph '%s': unknown method (fp)",
-					   optarg);
-		}
+		case OPT_CALL_GRAPH:
+			r = parse_call_graph(o, optarg);
+			if (r >= 0)
+				return r;
+			break;
 		case 'a':
 			o->system_wide = true;
 			break;
@@ -1376,6 +1435,20 @@ int cmd_record(int argc, char **argv)
 		err = usage_error("record", "--aggregate runs the events on CLOCK_MONOTONIC: -k "
 				  "cannot choose another clock");
 		goto out_usage;
+	}
+	if (o->aggregate && o->callgraph && o->callgraph_mode != RECORD_CALLGRAPH_FP) {
+		err = usage_error("record", "--aggregate cannot take --call-graph %s: stacks cannot "
+				  "be aggregated in the kernel, which counts only the stacks it walks "
+				  "itself (frame pointers: use -g)",
+				  o->callgraph_mode == RECORD_CALLGRAPH_DWARF ? "dwarf" : "lbr");
+		goto out_usage;
+	}
+	if (o->callgraph && o->callgraph_mode == RECORD_CALLGRAPH_DWARF && attr_opts.user_regs) {
+		/* perf's rule: --user-regs chooses the registers, dwarf adds the two it needs */
+		warning("The use of --call-graph=dwarf may require all the user registers, "
+			"specifying a subset with --user-regs may render DWARF unwinding unreliable, "
+			"so the minimal registers set (IP, SP) is explicitly forced.");
+		o->dwarf_regs = DWARF_MINIMAL_REGS;
 	}
 	if (o->aggregate && unaggregatable_option(o, &attr_opts)) {
 		err = usage_error("record", "--aggregate cannot honour %s: the samples are counted "
