@@ -429,7 +429,7 @@ static void config_attr_opts(struct evsel *ev, const struct record_attr_opts *ao
  * --kernel-callchains / --user-callchains keep.
  */
 static void config_callchain(struct evsel *ev, const struct record_opts *opts, int mode,
-			     unsigned max_stack)
+			     unsigned max_stack, u32 stack_size)
 {
 	const struct record_attr_opts *ao = opts->attr;
 	struct perf_event_attr *a = &ev->attr;
@@ -449,7 +449,7 @@ static void config_callchain(struct evsel *ev, const struct record_opts *opts, i
 	} else if (mode == RECORD_CALLGRAPH_DWARF) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user |= opts->dwarf_regs;
-		a->sample_stack_user = opts->stack_dump_size;
+		a->sample_stack_user = stack_size;
 		a->exclude_callchain_user = 1;
 	}
 	if (ao && ao->kernel_callchains)
@@ -461,7 +461,8 @@ static void config_callchain(struct evsel *ev, const struct record_opts *opts, i
 /*
  * The event's config terms over the command's options, as perf's evsel__apply_config_terms():
  * call-graph=, max-stack= and stack-size= replace -g for this event (max-stack= alone means fp;
- * stack-size= alone, a dwarf setting, just drops -g here).
+ * stack-size= alone, a dwarf setting, just drops -g here; with call-graph=dwarf it sizes the
+ * stack copy).
  */
 static void apply_terms(struct evsel *ev, const struct record_opts *opts)
 {
@@ -500,8 +501,15 @@ static void apply_terms(struct evsel *ev, const struct record_opts *opts)
 					PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_HW_INDEX);
 			}
 		}
+		if (enabled && c->callgraph_set && c->callgraph_mode == RECORD_CALLGRAPH_DWARF) {
+			/* as the command's dwarf: data addresses, their maps on the tracking event */
+			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+			a->mmap_data = a->mmap;
+		}
 		if (enabled)
-			config_callchain(ev, opts, RECORD_CALLGRAPH_FP, c->max_stack);
+			config_callchain(ev, opts, c->callgraph_set ? c->callgraph_mode :
+					 RECORD_CALLGRAPH_FP, c->max_stack,
+					 c->stack_size_set ? c->stack_size : RECORD_DWARF_STACK_SIZE);
 	}
 }
 
@@ -661,7 +669,8 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 			a->sample_type |= PERF_SAMPLE_READ | PERF_SAMPLE_ID;
 		}
 		if (opts->callgraph)
-			config_callchain(ev, opts, opts->callgraph_mode, opts->max_stack);
+			config_callchain(ev, opts, opts->callgraph_mode, opts->max_stack,
+					 opts->stack_dump_size);
 		if (opts->sample_addr)
 			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		if (cpu_target || opts->sample_cpu)

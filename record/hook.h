@@ -129,6 +129,8 @@ struct record_opts {
 #define RECORD_CALLGRAPH_FP 0    /* the kernel walks the frame pointers */
 #define RECORD_CALLGRAPH_DWARF 1 /* registers and a stack copy, unwound when reported */
 #define RECORD_CALLGRAPH_LBR 2   /* the PMU's last branch records in call-stack mode */
+/* dwarf's stack copy when no size is given, in bytes (perf's default) */
+#define RECORD_DWARF_STACK_SIZE 8192
 
 /* --synth: what is synthesized of the tasks that existed before the recording. */
 #define RECORD_SYNTH_TASK 1U

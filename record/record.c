@@ -242,8 +242,12 @@ static void usage(FILE *f)
 	      "                            read the counters every <time> (default 1s; 500ms ...)\n"
 	      "        --bpf-counters      --count through counters shared with other sessions\n"
 	      "                            (one per CPU and event, read by BPF)\n"
-	      "    -g                      record call graphs (frame pointers)\n"
-	      "        --call-graph <fp>   record call graphs; fp is the method prec has\n"
+	      "    -g                      record call graphs (frame pointers, or the\n"
+	      "                            --call-graph method given)\n"
+	      "        --call-graph <mode[,size]>\n"
+	      "                            record call graphs: fp[,depth], dwarf[,stack bytes]\n"
+	      "                            (registers and a copy of the user stack, default\n"
+	      "                            8192, at most 65528), lbr (needs a PMU with LBR)\n"
 	      "    -a, --all-cpus          system-wide, on all CPUs\n"
 	      "    -C, --cpu <cpus>        system-wide on these CPUs only (0-3,5)\n"
 	      "    -p, --pid <pids>        record existing processes (comma-separated)\n"
@@ -383,13 +387,21 @@ static const char *const reg_names[] = { NULL };
  * -I and --user-regs: no list means every register perf samples; "?" lists them as perf does.
  * Return: -1 and *mask, or an exit status.
  */
-static int parse_regs(const char *opt, const char *s, unsigned long long *mask)
+/* Every register perf samples here: also what dwarf unwinding starts from. 0: none known. */
+static unsigned long long all_regs(void)
 {
 	unsigned long long all = 0;
 
 	for (size_t i = 0; i < NR_REG_NAMES; i++)
 		if (reg_names[i])
 			all |= 1ULL << i;
+	return all;
+}
+
+static int parse_regs(const char *opt, const char *s, unsigned long long *mask)
+{
+	unsigned long long all = all_regs();
+
 	if (!all)
 		return usage_error("record", "%s: prec knows the registers of x86_64 only", opt);
 	if (!s) {
@@ -455,14 +467,11 @@ static int parse_call_graph(struct record_opts *o, const char *arg)
 				o->max_stack = (unsigned)v;
 		}
 	} else if (mode && !strcmp(mode, "dwarf")) {
-		unsigned long long all = 0;
-		int err = parse_regs("--call-graph dwarf", NULL, &all);
-
-		if (err >= 0)
-			return err;
+		if (!all_regs())
+			return usage_error("record", "--call-graph dwarf: prec knows the registers "
+					   "of x86_64 only");
 		o->callgraph_mode = RECORD_CALLGRAPH_DWARF;
-		o->dwarf_regs = all;
-		o->stack_dump_size = 8192;
+		o->stack_dump_size = RECORD_DWARF_STACK_SIZE;
 		if (tok) {
 			errno = 0;
 			v = strtoul(tok, &end, 0);
@@ -967,6 +976,8 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 	opterr = 0;
 	optind = 1;
 	o->attr = ao;
+	o->dwarf_regs = all_regs();
+	o->stack_dump_size = RECORD_DWARF_STACK_SIZE;
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
 		r = parse_attr_option(c, ao, *evs, *nr_evs);
 		if (r != -2) {
@@ -1443,12 +1454,13 @@ int cmd_record(int argc, char **argv)
 				  o->callgraph_mode == RECORD_CALLGRAPH_DWARF ? "dwarf" : "lbr");
 		goto out_usage;
 	}
+	/* perf's rule: --user-regs chooses the registers, dwarf adds the two it needs */
+	if (attr_opts.user_regs)
+		o->dwarf_regs = DWARF_MINIMAL_REGS;
 	if (o->callgraph && o->callgraph_mode == RECORD_CALLGRAPH_DWARF && attr_opts.user_regs) {
-		/* perf's rule: --user-regs chooses the registers, dwarf adds the two it needs */
 		warning("The use of --call-graph=dwarf may require all the user registers, "
 			"specifying a subset with --user-regs may render DWARF unwinding unreliable, "
 			"so the minimal registers set (IP, SP) is explicitly forced.");
-		o->dwarf_regs = DWARF_MINIMAL_REGS;
 	}
 	if (o->aggregate && unaggregatable_option(o, &attr_opts)) {
 		err = usage_error("record", "--aggregate cannot honour %s: the samples are counted "
