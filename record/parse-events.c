@@ -500,8 +500,6 @@ static int apply_config_term(struct pstate *ps, struct event_spec *ev, const str
 	bool bare = !t->val;
 
 	if (!strcmp(k, "call-graph")) {
-		if (!t->val)
-			return fail(ps, t->kpos, "expected string value");
 		static const struct {
 			const char *name;
 			int mode;
@@ -511,6 +509,8 @@ static int apply_config_term(struct pstate *ps, struct event_spec *ev, const str
 			{ "lbr", RECORD_CALLGRAPH_LBR },
 		};
 
+		if (!t->val)
+			return fail(ps, t->kpos, "expected string value");
 		c->callgraph_set = true;
 		c->callgraph = strcmp(t->val, "no") != 0;
 		if (!c->callgraph)
