@@ -437,7 +437,8 @@ static void config_callchain(struct evsel *ev, const struct record_opts *opts, i
 	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	a->sample_max_stack = max_stack;
 	if (mode == RECORD_CALLGRAPH_LBR && ao && ao->branch_stack) {
-		warning("Cannot use LBR callstack with branch stack. Falling back to framepointers.");
+		warning("Cannot use LBR callstack with branch stack. "
+			"Falling back to framepointers.");
 	} else if (mode == RECORD_CALLGRAPH_LBR && a->exclude_user) {
 		warning("LBR callstack option is only available to get user callchain information. "
 			"Falling back to framepointers.");
@@ -498,18 +499,21 @@ static void apply_terms(struct evsel *ev, const struct record_opts *opts)
 			if (opts->callgraph_mode == RECORD_CALLGRAPH_LBR) {
 				a->sample_type &= ~(u64)PERF_SAMPLE_BRANCH_STACK;
 				a->branch_sample_type &= ~(u64)(PERF_SAMPLE_BRANCH_USER |
-					PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_HW_INDEX);
+								PERF_SAMPLE_BRANCH_CALL_STACK |
+								PERF_SAMPLE_BRANCH_HW_INDEX);
 			}
 		}
 		if (enabled && c->callgraph_set && c->callgraph_mode == RECORD_CALLGRAPH_DWARF) {
-			/* as the command's dwarf: data addresses, their maps on the tracking event */
+			/* as the command's dwarf: data addresses, mapped on the tracking event */
 			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 			a->mmap_data = a->mmap;
 		}
 		if (enabled)
-			config_callchain(ev, opts, c->callgraph_set ? c->callgraph_mode :
-					 RECORD_CALLGRAPH_FP, c->max_stack,
-					 c->stack_size_set ? c->stack_size : RECORD_DWARF_STACK_SIZE);
+			config_callchain(ev, opts,
+					 c->callgraph_set ? c->callgraph_mode : RECORD_CALLGRAPH_FP,
+					 c->max_stack,
+					 c->stack_size_set ? c->stack_size :
+							     RECORD_DWARF_STACK_SIZE);
 	}
 }
 

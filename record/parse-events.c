@@ -528,7 +528,7 @@ static int apply_config_term(struct pstate *ps, struct event_spec *ev, const str
 		if (!t->is_num || bare)
 			return fail(ps, t->vpos, "expected numeric value");
 		if (k[0] == 's') {
-			/* the kernel takes a multiple of 8 below 65535 (a sample's size is a u16) */
+			/* the kernel takes a multiple of 8 below 65535 (a sample size is a u16) */
 			if (t->num > 65528)
 				return fail(ps, t->vpos, "stack-size=%llu: the limit is 65528",
 					    (unsigned long long)t->num);

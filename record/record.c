@@ -480,8 +480,8 @@ static int parse_call_graph(struct record_opts *o, const char *arg)
 			else
 				v = 0;
 			if (!v || v > max_dump)
-				return usage_error("record", "--call-graph dwarf: Incorrect stack dump "
-						   "size (max %lu): %s", max_dump, tok);
+				return usage_error("record", "--call-graph dwarf: Incorrect stack "
+						   "dump size (max %lu): %s", max_dump, tok);
 			o->stack_dump_size = (u32)v;
 		}
 		o->sample_addr = true;
@@ -1448,9 +1448,9 @@ int cmd_record(int argc, char **argv)
 		goto out_usage;
 	}
 	if (o->aggregate && o->callgraph && o->callgraph_mode != RECORD_CALLGRAPH_FP) {
-		err = usage_error("record", "--aggregate cannot take --call-graph %s: stacks cannot "
-				  "be aggregated in the kernel, which counts only the stacks it walks "
-				  "itself (frame pointers: use -g)",
+		err = usage_error("record", "--aggregate cannot take --call-graph %s: stacks "
+				  "cannot be aggregated in the kernel, which counts only the "
+				  "stacks it walks itself (frame pointers: use -g)",
 				  o->callgraph_mode == RECORD_CALLGRAPH_DWARF ? "dwarf" : "lbr");
 		goto out_usage;
 	}
@@ -1459,8 +1459,8 @@ int cmd_record(int argc, char **argv)
 		o->dwarf_regs = DWARF_MINIMAL_REGS;
 	if (o->callgraph && o->callgraph_mode == RECORD_CALLGRAPH_DWARF && attr_opts.user_regs) {
 		warning("The use of --call-graph=dwarf may require all the user registers, "
-			"specifying a subset with --user-regs may render DWARF unwinding unreliable, "
-			"so the minimal registers set (IP, SP) is explicitly forced.");
+			"specifying a subset with --user-regs may render DWARF unwinding "
+			"unreliable, so the minimal registers set (IP, SP) is explicitly forced.");
 	}
 	if (o->aggregate && unaggregatable_option(o, &attr_opts)) {
 		err = usage_error("record", "--aggregate cannot honour %s: the samples are counted "

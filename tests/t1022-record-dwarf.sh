@@ -92,7 +92,8 @@ rows() {
 # same_shares A B D: the rows A and B (the same chains, in the same order) give each chain
 # shares at most D points apart
 same_shares() {
-	paste "$1" "$2" | awk -F '\t' -v d="$3" '{ x = $2 - $4; if (x < 0) x = -x; if (x > d) bad = 1 }
+	paste "$1" "$2" | awk -F '\t' -v d="$3" '
+		{ x = $2 - $4; if (x < 0) x = -x; if (x > d) bad = 1 }
 		END { exit bad }'
 }
 
@@ -102,7 +103,7 @@ callers() {
 	perf script -i "$1" -F comm,ip,sym 2>/dev/null |
 		awk 'NF == 0 { n = 0; next }
 			n == 0 { comm = $1; n = 1; next }
-			n == 1 { leaf = ($2 == "leaf_a" || $2 == "leaf_b") && comm == "nofp"; n = 2 }
+			n == 1 { leaf = comm == "nofp" && $2 ~ /^leaf_[ab]$/; n = 2 }
 			leaf { $1 = ""; sub(" ", ""); print }' | sort -u
 }
 

@@ -916,9 +916,10 @@ static void test_config_terms(void)
 	    l.nr == 2) {
 		const struct event_terms *c = &l.ev[0].terms, *d = &l.ev[1].terms;
 
-		ok(c->callgraph_set && c->callgraph && c->callgraph_mode == RECORD_CALLGRAPH_DWARF &&
-			   c->stack_size_set && c->stack_size == 104 && d->callgraph_set &&
-			   d->callgraph && d->callgraph_mode == RECORD_CALLGRAPH_LBR,
+		ok(c->callgraph_set && c->callgraph &&
+			   c->callgraph_mode == RECORD_CALLGRAPH_DWARF && c->stack_size_set &&
+			   c->stack_size == 104 && d->callgraph_set && d->callgraph &&
+			   d->callgraph_mode == RECORD_CALLGRAPH_LBR,
 		   "call-graph=dwarf,stack-size= (rounded up to 8), call-graph=lbr");
 	} else {
 		ok(0, "cpu-clock/call-graph=dwarf,.../ parses");
