@@ -214,6 +214,13 @@ void calib_cache_key(const struct perf_event_attr *a, char *buf, size_t len)
 		 a->exclude_callchain_kernel, a->precise_ip, a->sample_id_all, a->sample_max_stack,
 		 a->use_clockid ? a->clockid : -1, overhead_calib_rate(a) > 0 ? "r" : "c",
 		 overhead_calib_rate(a) > 0 ? overhead_calib_rate(a) : (double)a->sample_period);
+	/* A stack copy in each sample (dwarf call graphs) costs the interrupt by its size. */
+	if (a->sample_type & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) {
+		size_t n = strlen(buf);
+
+		snprintf(buf + n, len > n ? len - n : 0, ",u%llx,%u",
+			 (unsigned long long)a->sample_regs_user, a->sample_stack_user);
+	}
 }
 
 bool calib_cache_get(const struct calib_cache *cc, const char *kind, const char *key, int cpu,

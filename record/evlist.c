@@ -423,21 +423,48 @@ static void config_attr_opts(struct evsel *ev, const struct record_attr_opts *ao
 	}
 }
 
-/* A frame-pointer call graph on ev, with what --kernel-callchains / --user-callchains keep. */
-static void config_callchain(struct evsel *ev, const struct record_attr_opts *ao, unsigned max_stack)
+/*
+ * A call graph on ev as perf's evsel__config_callchain() sets it: the kernel's callchain, and for
+ * dwarf the user registers and stack an unwinder needs in place of the user part; lbr asks the
+ * PMU for call-stack branch records unless the event cannot have them. Then what
+ * --kernel-callchains / --user-callchains keep.
+ */
+static void config_callchain(struct evsel *ev, const struct record_opts *opts, int mode,
+			     unsigned max_stack, u32 stack_size)
 {
-	ev->attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
-	ev->attr.sample_max_stack = max_stack;
+	const struct record_attr_opts *ao = opts->attr;
+	struct perf_event_attr *a = &ev->attr;
+
+	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a->sample_max_stack = max_stack;
+	if (mode == RECORD_CALLGRAPH_LBR && ao && ao->branch_stack) {
+		warning("Cannot use LBR callstack with branch stack. "
+			"Falling back to framepointers.");
+	} else if (mode == RECORD_CALLGRAPH_LBR && a->exclude_user) {
+		warning("LBR callstack option is only available to get user callchain information. "
+			"Falling back to framepointers.");
+	} else if (mode == RECORD_CALLGRAPH_LBR) {
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_CALL_STACK |
+					PERF_SAMPLE_BRANCH_NO_CYCLES |
+					PERF_SAMPLE_BRANCH_NO_FLAGS | PERF_SAMPLE_BRANCH_HW_INDEX;
+	} else if (mode == RECORD_CALLGRAPH_DWARF) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user |= opts->dwarf_regs;
+		a->sample_stack_user = stack_size;
+		a->exclude_callchain_user = 1;
+	}
 	if (ao && ao->kernel_callchains)
-		ev->attr.exclude_callchain_user = 1;
+		a->exclude_callchain_user = 1;
 	if (ao && ao->user_callchains)
-		ev->attr.exclude_callchain_kernel = 1;
+		a->exclude_callchain_kernel = 1;
 }
 
 /*
  * The event's config terms over the command's options, as perf's evsel__apply_config_terms():
  * call-graph=, max-stack= and stack-size= replace -g for this event (max-stack= alone means fp;
- * stack-size= alone, a dwarf setting, just drops -g here).
+ * stack-size= alone, a dwarf setting, just drops -g here; with call-graph=dwarf it sizes the
+ * stack copy).
  */
 static void apply_terms(struct evsel *ev, const struct record_opts *opts)
 {
@@ -461,10 +488,33 @@ static void apply_terms(struct evsel *ev, const struct record_opts *opts)
 	if (c->callgraph_set || c->stack_size_set || c->max_stack) {
 		bool enabled = c->callgraph_set ? c->callgraph : c->max_stack > 0;
 
-		if (opts->callgraph)
+		/*
+		 * perf's evsel__reset_callgraph(): the bits of the command's mode go, its fields
+		 * (sample_regs_user, sample_stack_user, exclude_callchain_user) stay.
+		 */
+		if (opts->callgraph) {
 			a->sample_type &= ~(u64)PERF_SAMPLE_CALLCHAIN;
+			if (opts->callgraph_mode == RECORD_CALLGRAPH_DWARF)
+				a->sample_type &= ~(u64)(PERF_SAMPLE_REGS_USER |
+							 PERF_SAMPLE_STACK_USER);
+			if (opts->callgraph_mode == RECORD_CALLGRAPH_LBR) {
+				a->sample_type &= ~(u64)PERF_SAMPLE_BRANCH_STACK;
+				a->branch_sample_type &= ~(u64)(PERF_SAMPLE_BRANCH_USER |
+								PERF_SAMPLE_BRANCH_CALL_STACK |
+								PERF_SAMPLE_BRANCH_HW_INDEX);
+			}
+		}
+		if (enabled && c->callgraph_set && c->callgraph_mode == RECORD_CALLGRAPH_DWARF) {
+			/* as the command's dwarf: data addresses, mapped on the tracking event */
+			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+			a->mmap_data = a->mmap;
+		}
 		if (enabled)
-			config_callchain(ev, opts->attr, c->max_stack);
+			config_callchain(ev, opts,
+					 c->callgraph_set ? c->callgraph_mode : RECORD_CALLGRAPH_FP,
+					 c->max_stack,
+					 c->stack_size_set ? c->stack_size :
+							     RECORD_DWARF_STACK_SIZE);
 	}
 }
 
@@ -624,7 +674,8 @@ void evlist_config(struct evlist *evl, const struct record_opts *opts, const str
 			a->sample_type |= PERF_SAMPLE_READ | PERF_SAMPLE_ID;
 		}
 		if (opts->callgraph)
-			config_callchain(ev, ao, 0);
+			config_callchain(ev, opts, opts->callgraph_mode, opts->max_stack,
+					 opts->stack_dump_size);
 		if (opts->sample_addr)
 			a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		if (cpu_target || opts->sample_cpu)

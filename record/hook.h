@@ -56,7 +56,11 @@ struct record_opts {
 	bool period_set;       /* -c given */
 	u64 freq;              /* -F, default 4000 */
 	u64 period;            /* -c */
-	bool callgraph;        /* -g, --call-graph fp */
+	bool callgraph;        /* -g, --call-graph: a callchain in every sample */
+	int callgraph_mode;    /* with callgraph: RECORD_CALLGRAPH_* (-g keeps what was chosen) */
+	unsigned max_stack;    /* --call-graph fp,N: sample_max_stack; 0 for the kernel's */
+	u32 stack_dump_size;   /* --call-graph dwarf[,N]: bytes of user stack in each sample */
+	u64 dwarf_regs;        /* dwarf: sample_regs_user, the registers an unwinder starts from */
 	bool system_wide;      /* -a */
 	const char *cpu_list;  /* -C */
 	const char *pid_list;  /* -p */
@@ -120,6 +124,13 @@ struct record_opts {
 	/* --switch-output-event: rotate (as on SIGUSR2) each time one of these fires; or NULL */
 	const struct event_list *switch_output_events;
 };
+
+/* --call-graph: how the user part of a callchain is recorded (perf's record modes). */
+#define RECORD_CALLGRAPH_FP 0    /* the kernel walks the frame pointers */
+#define RECORD_CALLGRAPH_DWARF 1 /* registers and a stack copy, unwound when reported */
+#define RECORD_CALLGRAPH_LBR 2   /* the PMU's last branch records in call-stack mode */
+/* dwarf's stack copy when no size is given, in bytes (perf's default) */
+#define RECORD_DWARF_STACK_SIZE 8192
 
 /* --synth: what is synthesized of the tasks that existed before the recording. */
 #define RECORD_SYNTH_TASK 1U

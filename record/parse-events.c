@@ -33,6 +33,7 @@
 #include <linux/hw_breakpoint.h>
 #include <tracefs.h>
 
+#include "record/hook.h"
 #include "record/parse-events.h"
 #include "record/pmu.h"
 #include "util/event-names.h"
@@ -499,26 +500,40 @@ static int apply_config_term(struct pstate *ps, struct event_spec *ev, const str
 	bool bare = !t->val;
 
 	if (!strcmp(k, "call-graph")) {
+		static const struct {
+			const char *name;
+			int mode;
+		} modes[] = {
+			{ "fp", RECORD_CALLGRAPH_FP },
+			{ "dwarf", RECORD_CALLGRAPH_DWARF },
+			{ "lbr", RECORD_CALLGRAPH_LBR },
+		};
+
 		if (!t->val)
 			return fail(ps, t->kpos, "expected string value");
-		if (!strcmp(t->val, "fp") || !strcmp(t->val, "no")) {
-			c->callgraph_set = true;
-			c->callgraph = t->val[0] == 'f';
+		c->callgraph_set = true;
+		c->callgraph = strcmp(t->val, "no") != 0;
+		if (!c->callgraph)
 			return 0;
-		}
-		if (!strncmp(t->val, "dwarf", 5) || !strncmp(t->val, "lbr", 3))
-			return fail(ps, t->vpos,
-				    "call-graph=%s: prec records frame-pointer call graphs only for "
-				    "now (call-graph=fp)",
-				    t->val);
-		return fail(ps, t->vpos, "call-graph=%s: unknown method (fp, no)", t->val);
+		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+			if (!strcmp(t->val, modes[m].name)) {
+				c->callgraph_mode = modes[m].mode;
+				return 0;
+			}
+		return fail(ps, t->vpos, "call-graph=%s: unknown method (fp, dwarf, lbr, no)",
+			    t->val);
 	}
 	if (!strcmp(k, "stack-size") || !strcmp(k, "max-stack") || !strcmp(k, "time") ||
 	    !strcmp(k, "nr")) {
 		if (!t->is_num || bare)
 			return fail(ps, t->vpos, "expected numeric value");
 		if (k[0] == 's') {
+			/* the kernel takes a multiple of 8 below 65535 (a sample size is a u16) */
+			if (t->num > 65528)
+				return fail(ps, t->vpos, "stack-size=%llu: the limit is 65528",
+					    (unsigned long long)t->num);
 			c->stack_size_set = t->num > 0;
+			c->stack_size = (unsigned)((t->num + 7) & ~7ULL);
 		} else if (k[0] == 'm') {
 			if (t->num > 65535)
 				return fail(ps, t->vpos, "max-stack=%llu: the limit is 65535",

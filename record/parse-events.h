@@ -54,8 +54,10 @@ struct event_spec {
 	 * options by evlist_config(). A *_set flag says the term was given.
 	 */
 	struct event_terms {
-		bool callgraph_set, callgraph;	/* call-graph=fp (true) or no (false) */
-		bool stack_size_set;		/* stack-size=: dwarf's, so it only resets -g */
+		bool callgraph_set, callgraph;	/* call-graph=fp|dwarf|lbr (true) or no (false) */
+		int callgraph_mode;		/* with callgraph: RECORD_CALLGRAPH_* (hook.h) */
+		bool stack_size_set;		/* stack-size=N: dwarf's, so alone it resets -g */
+		unsigned stack_size;		/* N rounded up to 8: dwarf's stack copy */
 		unsigned max_stack;		/* max-stack=N; 0: not given */
 		bool inherit_set, inherit;	/* inherit, no-inherit */
 		bool time_set, time;		/* time=0|1 */

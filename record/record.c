@@ -242,8 +242,12 @@ static void usage(FILE *f)
 	      "                            read the counters every <time> (default 1s; 500ms ...)\n"
 	      "        --bpf-counters      --count through counters shared with other sessions\n"
 	      "                            (one per CPU and event, read by BPF)\n"
-	      "    -g                      record call graphs (frame pointers)\n"
-	      "        --call-graph <fp>   record call graphs; fp is the method prec has\n"
+	      "    -g                      record call graphs (frame pointers, or the\n"
+	      "                            --call-graph method given)\n"
+	      "        --call-graph <mode[,size]>\n"
+	      "                            record call graphs: fp[,depth], dwarf[,stack bytes]\n"
+	      "                            (registers and a copy of the user stack, default\n"
+	      "                            8192, at most 65528), lbr (needs a PMU with LBR)\n"
 	      "    -a, --all-cpus          system-wide, on all CPUs\n"
 	      "    -C, --cpu <cpus>        system-wide on these CPUs only (0-3,5)\n"
 	      "    -p, --pid <pids>        record existing processes (comma-separated)\n"
@@ -376,18 +380,28 @@ static const char *const reg_names[] = {
 static const char *const reg_names[] = { NULL };
 #endif
 #define NR_REG_NAMES (sizeof(reg_names) / sizeof(reg_names[0]))
+/* What a DWARF unwinder cannot start without: the stack pointer and the pc (SP, IP above). */
+#define DWARF_MINIMAL_REGS ((1ULL << 7) | (1ULL << 8))
 
 /*
  * -I and --user-regs: no list means every register perf samples; "?" lists them as perf does.
  * Return: -1 and *mask, or an exit status.
  */
-static int parse_regs(const char *opt, const char *s, unsigned long long *mask)
+/* Every register perf samples here: also what dwarf unwinding starts from. 0: none known. */
+static unsigned long long all_regs(void)
 {
 	unsigned long long all = 0;
 
 	for (size_t i = 0; i < NR_REG_NAMES; i++)
 		if (reg_names[i])
 			all |= 1ULL << i;
+	return all;
+}
+
+static int parse_regs(const char *opt, const char *s, unsigned long long *mask)
+{
+	unsigned long long all = all_regs();
+
 	if (!all)
 		return usage_error("record", "%s: prec knows the registers of x86_64 only", opt);
 	if (!s) {
@@ -417,6 +431,69 @@ static int parse_regs(const char *opt, const char *s, unsigned long long *mask)
 		if (*s)
 			s++;
 	}
+	return -1;
+}
+
+/*
+ * --call-graph MODE[,SIZE], read as perf's parse_callchain_record() reads it: fp,N sets the
+ * deepest callchain when N is below kernel.perf_event_max_stack (else the kernel's), dwarf,N the
+ * bytes of user stack each sample copies (rounded up to 8, at most 65528: the kernel's sample
+ * size is a u16), lbr takes nothing. dwarf also samples data addresses, as perf does.
+ * Return: -1, or the exit status.
+ */
+static int parse_call_graph(struct record_opts *o, const char *arg)
+{
+	const unsigned long max_dump = 65528;
+	char buf[256], *save = NULL, *mode, *tok, *end;
+	unsigned long v;
+	u64 sysctl_max = 127;
+
+	if (strlen(arg) >= sizeof(buf))
+		return usage_error("record", "--call-graph: the value is too long");
+	strcpy(buf, arg);
+	mode = strtok_r(buf, ",", &save);
+	tok = mode ? strtok_r(NULL, ",", &save) : NULL;
+	if (mode && !strcmp(mode, "fp")) {
+		o->callgraph_mode = RECORD_CALLGRAPH_FP;
+		o->max_stack = 0;
+		if (tok) {
+			errno = 0;
+			v = strtoul(tok, &end, 0);
+			if (errno || *end || end == tok)
+				return usage_error("record", "--call-graph fp,%s: not a callchain "
+						   "depth", tok);
+			read_sysctl_u64("/proc/sys/kernel/perf_event_max_stack", &sysctl_max);
+			if (v < sysctl_max)
+				o->max_stack = (unsigned)v;
+		}
+	} else if (mode && !strcmp(mode, "dwarf")) {
+		if (!all_regs())
+			return usage_error("record", "--call-graph dwarf: prec knows the registers "
+					   "of x86_64 only");
+		o->callgraph_mode = RECORD_CALLGRAPH_DWARF;
+		o->stack_dump_size = RECORD_DWARF_STACK_SIZE;
+		if (tok) {
+			errno = 0;
+			v = strtoul(tok, &end, 0);
+			if (!errno && !*end && end != tok && v && v <= max_dump)
+				v = (v + 7) & ~7UL;
+			else
+				v = 0;
+			if (!v || v > max_dump)
+				return usage_error("record", "--call-graph dwarf: Incorrect stack "
+						   "dump size (max %lu): %s", max_dump, tok);
+			o->stack_dump_size = (u32)v;
+		}
+		o->sample_addr = true;
+	} else if (mode && !strcmp(mode, "lbr")) {
+		if (tok)
+			return usage_error("record", "--call-graph lbr: No more arguments needed");
+		o->callgraph_mode = RECORD_CALLGRAPH_LBR;
+	} else {
+		return usage_error("record", "--call-graph '%s': Unknown --call-graph option value "
+				   "(fp, dwarf[,size] or lbr)", arg);
+	}
+	o->callgraph = true;
 	return -1;
 }
 
@@ -899,6 +976,8 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 	opterr = 0;
 	optind = 1;
 	o->attr = ao;
+	o->dwarf_regs = all_regs();
+	o->stack_dump_size = RECORD_DWARF_STACK_SIZE;
 	while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
 		r = parse_attr_option(c, ao, *evs, *nr_evs);
 		if (r != -2) {
@@ -947,20 +1026,11 @@ static int parse_options(struct record_opts *o, int argc, char **argv, struct pe
 		case 'g':
 			o->callgraph = true;
 			break;
-		case OPT_CALL_GRAPH: {
-			size_t n = strcspn(optarg, ",");
-
-			if (!strncmp(optarg, "fp", n) && n == 2) {
-				o->callgraph = true;
-				break;
-			}
-			if ((n == 5 && !strncmp(optarg, "dwarf", 5)) ||
-			    (n == 3 && !strncmp(optarg, "lbr", 3)))
-				return usage_error("record", "--call-graph %.*s is not supported by "
-						   "prec yet: use fp", (int)n, optarg);
-			return usage_error("record", "--call-graph '%s': unknown method (fp)",
-					   optarg);
-		}
+		case OPT_CALL_GRAPH:
+			r = parse_call_graph(o, optarg);
+			if (r >= 0)
+				return r;
+			break;
 		case 'a':
 			o->system_wide = true;
 			break;
@@ -1376,6 +1446,21 @@ int cmd_record(int argc, char **argv)
 		err = usage_error("record", "--aggregate runs the events on CLOCK_MONOTONIC: -k "
 				  "cannot choose another clock");
 		goto out_usage;
+	}
+	if (o->aggregate && o->callgraph && o->callgraph_mode != RECORD_CALLGRAPH_FP) {
+		err = usage_error("record", "--aggregate cannot take --call-graph %s: stacks "
+				  "cannot be aggregated in the kernel, which counts only the "
+				  "stacks it walks itself (frame pointers: use -g)",
+				  o->callgraph_mode == RECORD_CALLGRAPH_DWARF ? "dwarf" : "lbr");
+		goto out_usage;
+	}
+	/* perf's rule: --user-regs chooses the registers, dwarf adds the two it needs */
+	if (attr_opts.user_regs)
+		o->dwarf_regs = DWARF_MINIMAL_REGS;
+	if (o->callgraph && o->callgraph_mode == RECORD_CALLGRAPH_DWARF && attr_opts.user_regs) {
+		warning("The use of --call-graph=dwarf may require all the user registers, "
+			"specifying a subset with --user-regs may render DWARF unwinding "
+			"unreliable, so the minimal registers set (IP, SP) is explicitly forced.");
 	}
 	if (o->aggregate && unaggregatable_option(o, &attr_opts)) {
 		err = usage_error("record", "--aggregate cannot honour %s: the samples are counted "

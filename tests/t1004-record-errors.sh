@@ -109,8 +109,9 @@ test_expect "-p with a process that does not exist: one line, no file" '
 test_expect "nothing to record: usage error, exit 2" '
 	"$PREC" record -e cpu-clock 2>err; test $? = 2 && test "$(wc -l <err)" = 1
 '
-test_expect "--call-graph dwarf: refused with a reason, exit 2" '
-	"$PREC" record --call-graph dwarf -- true 2>err; test $? = 2 && grep -q "fp" err
+test_expect "--call-graph dwarf with a stack too large: perf's reason, exit 2" '
+	"$PREC" record --call-graph dwarf,65536 -- true 2>err; test $? = 2 &&
+	test "$(wc -l <err)" = 1 && grep -q "Incorrect stack dump size (max 65528)" err
 '
 test_expect "perf.data is still the earlier one after all of this" 'cmp perf.data earlier'
 

@@ -99,6 +99,16 @@ int main(void)
 	calib_cache_key(&attr, key_g, sizeof(key_g));
 	ok(strcmp(sub, key_g), "and config1");
 	attr.config1 = 0;
+	attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	attr.sample_regs_user = 0xff0fff;
+	attr.sample_stack_user = 8192;
+	calib_cache_key(&attr, key_g, sizeof(key_g));
+	attr.sample_stack_user = 65528;
+	calib_cache_key(&attr, sub, sizeof(sub));
+	ok(strcmp(sub, key_g) && !strchr(sub, ' '), "and the size of a dwarf stack copy");
+	attr.sample_type &= ~(u64)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	attr.sample_regs_user = 0;
+	attr.sample_stack_user = 0;
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	attr.sample_period = 250000;

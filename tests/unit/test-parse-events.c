@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include <linux/hw_breakpoint.h>
 
+#include "record/hook.h"
 #include "record/parse-events.h"
 #include "record/pmu.h"
 #include "tests/tap.h"
@@ -379,8 +380,7 @@ static const struct bad generic_bad[] = {
     {"cpu-clock:P", 10, "modifier 'P'", NULL},
     {"cpu-clock:W", 10, "modifier 'W' (weak group)", NULL},
     {"cpu-clock:b", 10, "modifier 'b'", NULL},
-    {"cpu-clock/call-graph=dwarf/", 21, "frame-pointer call graphs only", NULL},
-    {"cpu-clock/call-graph=lbr/", 21, "frame-pointer call graphs only", NULL},
+    {"cpu-clock/stack-size=65536/", 21, "stack-size=65536: the limit is 65528", NULL},
     {"cpu-clock/call-graph=xx/", 21, "unknown method", NULL},
     {"cpu-clock/overwrite/", 10, "term 'overwrite' (a backward ring buffer)", NULL},
     {"cpu-clock/nr=3/", 10, "term 'nr'", NULL},
@@ -909,6 +909,20 @@ static void test_config_terms(void)
 		   "call-graph=fp,max-stack=4,period=,name=,no-inherit");
 	} else {
 		ok(0, "cpu-clock/call-graph=fp,.../ parses");
+	}
+	event_list_free(&l);
+	if (parse_ok(&l, "cpu-clock/call-graph=dwarf,stack-size=100/,task-clock/call-graph=lbr/") ==
+		0 &&
+	    l.nr == 2) {
+		const struct event_terms *c = &l.ev[0].terms, *d = &l.ev[1].terms;
+
+		ok(c->callgraph_set && c->callgraph &&
+			   c->callgraph_mode == RECORD_CALLGRAPH_DWARF && c->stack_size_set &&
+			   c->stack_size == 104 && d->callgraph_set && d->callgraph &&
+			   d->callgraph_mode == RECORD_CALLGRAPH_LBR,
+		   "call-graph=dwarf,stack-size= (rounded up to 8), call-graph=lbr");
+	} else {
+		ok(0, "cpu-clock/call-graph=dwarf,.../ parses");
 	}
 	event_list_free(&l);
 	if (parse_ok(&l, "cpu-clock/call-graph=no,time=0,inherit,stack-size=100,no-overwrite/") ==
