@@ -1329,6 +1329,7 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	/* pipe mode tells its events as it goes: whether they have chains is known then */
 	p->want_folded = o->folded || o->flamegraph;
 	p->want_chains = p->want_folded || o->chain_mode != CHAIN_NONE || o->children;
+	p->s.want_user_stacks = p->want_chains;
 	buckets_grow(p);
 	/* frame 0 is no frame: an empty entry never matches */
 	p->row_cache = xcalloc(1u << ROW_CACHE_BITS, sizeof(*p->row_cache));

@@ -457,6 +457,10 @@ void load_elf_dso_quiet(struct dsos *d, struct dso *dso)
 	/* the segments first: the symbols are placed with them */
 	if (seg_src >= 0)
 		read_segments(dso, &files[seg_src]);
+	if (seg_src >= 0 && seg_src < nr) {
+		free(dso->binpath);
+		dso->binpath = xstrdup(paths[seg_src]);
+	}
 	else if (sym_src >= 0 && !is_debug[sym_src])
 		read_segments(dso, &files[sym_src]);
 	if (sym_src >= 0) {
