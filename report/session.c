@@ -879,7 +879,7 @@ static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
 		.pid = p->pid, .tid = p->tid, .abi = p->uregs_abi, .regs_mask = p->uregs_mask,
 		.regs = p->uregs, .stack = p->ustack, .stack_size = p->ustack_size,
 	};
-	u32 n;
+	u32 n, max = s->max_stack > 0 && s->max_stack < UNWIND_MAX ? (u32)s->max_stack : UNWIND_MAX;
 
 	if (!s->unwind_tried) {
 		s->unwind_tried = true;
@@ -897,11 +897,13 @@ static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
 		s->uchain = xrealloc(s->uchain, s->uchain_cap * sizeof(u64));
 	}
 	memcpy(s->uchain, p->chain, (size_t)p->nr_chain * sizeof(u64));
-	n = unwind_user(s->unwinder, t->maps, &us, s->uchain + p->nr_chain + 1, UNWIND_MAX);
+	n = unwind_user(s->unwinder, t->maps, &us, s->uchain + p->nr_chain + 1, max);
 	if (!n)
 		return;
 	s->uchain[p->nr_chain] = PERF_CONTEXT_USER;
 	p->chain = s->uchain;
+	p->unwound_at = p->nr_chain;
+	p->unwound = true;
 	p->nr_chain += 1 + n;
 }
 
@@ -973,6 +975,7 @@ static void fill_psample(struct session *s, const struct pd_sample *smp, int idx
 	p->uregs = NULL;
 	p->ustack = NULL;
 	p->ustack_size = 0;
+	p->unwound = false;
 }
 
 /* Whether the session keeps the sample's user registers and stack: to unwind them. */

@@ -107,6 +107,8 @@ struct psample {
 	const u64 *uregs;
 	const void *ustack;
 	u64 ustack_size; /* the valid bytes (the kernel's dyn_size) */
+	u32 unwound_at; /* the chain's user frames the session unwound start after this mark */
+	bool unwound;
 };
 
 /*
@@ -175,6 +177,7 @@ struct session {
 	bool want_read;	     /* each sample's id and read values: session_sample_read() */
 	record_fn throttle_fn; /* THROTTLE and UNTHROTTLE records, queued in time order */
 	bool want_user_stacks; /* dwarf call graphs unwound into the samples' chains */
+	int max_stack;	       /* --max-stack: the most user frames unwound (0: perf's 127) */
 
 	/* unwinding user stacks (report/unwind.h): NULL until a sample has one */
 	struct unwinder *unwinder;

@@ -43,10 +43,13 @@ if have libdw; then
 		same_table nofp.data &&
 		grep -A6 "\[\.\] leaf$" prec.out | tr -d " |-" | tr "\n" " " |
 			grep -q "leaf inner outer run main "'
+	test_expect "--max-stack limits the kernel's frames and the user frames apart, as perf" '
+		same_graph nofp.data 6 --max-stack 3 && same_graph nofp.data 6 --max-stack 3 -g caller'
 	test_expect "--children rows and call graphs are perf's" 'same nofp.data --children'
 	test_expect "--folded is what stackcollapse.py prints" '
 		[ -r "$STACKCOLLAPSE" ] || { echo "# no $STACKCOLLAPSE"; exit 0; }
 		collapse nofp.data && grep -q ";run;outer;inner;leaf " perf.folded &&
+		grep -q ";run;sys;entry_SYSCALL_64[a-z_]*;do_syscall_64" perf.folded &&
 		cached nofp.data "$PREC" report -q -i nofp.data --folded >prec.folded &&
 		"$PYTHON" "$CMP" folded perf.folded prec.folded'
 	test_expect "--json agrees with the table" 'json_agrees nofp.data'

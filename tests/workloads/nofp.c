@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * nofp: a CPU-bound workload built -O2 without frame pointers, for dwarf call graphs: only the
- * call frame information (.eh_frame) tells where each caller is. Work is done at three depths,
- * so that samples land in every function of the chain main -> run -> outer -> inner -> leaf:
- * run about 20%, outer 30%, inner 20%, leaf 30% (each a loop of its own, noinline, with a
- * dependency through a volatile read so that the compiler keeps the loop as written).
+ * call frame information (.eh_frame) tells where each caller is. Work is done at every depth of
+ * the chain main -> run -> outer -> inner -> leaf, so that samples land in each: about 20%, 30%,
+ * 20% and 30% (each a loop of its own, noinline, with a dependency through a volatile read so
+ * that the compiler keeps the loop as written); and a tenth of the time run -> sys goes into
+ * the kernel, by system calls made without libc, so that kernel samples have user stacks too.
  *
  * usage: nofp [SECONDS]   (default 1, of CPU time: a busy machine stretches only the wall time)
  */
@@ -51,10 +52,29 @@ WORK unsigned long outer(unsigned long n)
 	return s ^ inner(n) * salt;
 }
 
+/* getppid, the cheapest system call, without a libc frame above it */
+static unsigned long raw_getppid(void)
+{
+	unsigned long r = 110;
+
+	__asm__ volatile("syscall" : "+a"(r) : : "rcx", "r11", "memory");
+	return r;
+}
+
+WORK unsigned long sys(unsigned long n)
+{
+	unsigned long s = 0;
+
+	for (unsigned long i = 0; i < n; i++)
+		s += raw_getppid();
+	return s;
+}
+
 WORK unsigned long run(unsigned long n)
 {
 	unsigned long s = spin(2 * n, 0x4);
 
+	s += sys(n / 1024);
 	return s - outer(n) * salt;
 }
 
