@@ -520,9 +520,12 @@ static u32 chain_frames(struct profile *p, struct thread *t, const struct psampl
 		out[n++] = f;
 	}
 	memo_room(dst, nr);
-	memcpy(dst->raw, smp->chain, (size_t)nr * 8);
-	memcpy(dst->frames, rf, nr * sizeof(u32));
-	memcpy(dst->modes, rm, nr);
+	/* an empty chain (a dwarf sample of a kernel thread) has no arrays to copy */
+	if (nr) {
+		memcpy(dst->raw, smp->chain, (size_t)nr * 8);
+		memcpy(dst->frames, rf, nr * sizeof(u32));
+		memcpy(dst->modes, rm, nr);
+	}
 	dst->n = nr;
 	dst->raw_valid = true;
 	return n;

@@ -896,7 +896,8 @@ static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
 		s->uchain_cap = p->nr_chain + 1 + UNWIND_MAX;
 		s->uchain = xrealloc(s->uchain, s->uchain_cap * sizeof(u64));
 	}
-	memcpy(s->uchain, p->chain, (size_t)p->nr_chain * sizeof(u64));
+	if (p->nr_chain)
+		memcpy(s->uchain, p->chain, (size_t)p->nr_chain * sizeof(u64));
 	n = unwind_user(s->unwinder, t->maps, &us, s->uchain + p->nr_chain + 1, max);
 	if (!n)
 		return;
