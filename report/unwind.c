@@ -85,6 +85,7 @@ bool unwind_stack_word(const void *stack, u64 size, u64 sp, u64 addr, u64 *val)
 /* A process's libdwfl session: its binaries as they were reported, and the sample at hand. */
 struct uw_proc {
 	struct maps *maps; /* the key: threads of a process share their maps */
+	int pid;	   /* whose they were: freed maps may come back for another process */
 	Dwfl *dwfl;
 	bool attached;
 	bool stale; /* a binary reported here is no longer where the maps say: start again */
@@ -364,8 +365,9 @@ static Dwfl *proc_dwfl(struct uw_state *st, u64 ip)
 {
 	struct uw_proc *pr = st->pr;
 
-	if (pr->stale && pr->dwfl) {
-		dwfl_end(pr->dwfl);
+	if (pr->stale) {
+		if (pr->dwfl)
+			dwfl_end(pr->dwfl);
 		pr->dwfl = NULL;
 		pr->attached = false;
 		pr->stale = false;
@@ -400,11 +402,20 @@ u32 unwind_user(struct unwinder *u, struct maps *m, const struct unwind_sample *
 	if (!(st.regs_set & (1u << DWARF_IP)) || !(st.regs_set & (1u << DWARF_SP)))
 		return 0;
 	st.pr = proc_get(u, m);
+	if (st.pr->pid != smp->pid)
+		st.pr->stale = true;
+	st.pr->pid = smp->pid;
 	st.pr->cur = &st;
-	dwfl = proc_dwfl(&st, st.regs[DWARF_IP]);
-	/* an error after some frames ends the chain there, as in perf */
-	if (dwfl)
-		dwfl_getthread_frames(dwfl, smp->tid, frame_cb, &st);
+	for (int tries = 0; tries < 2; tries++) {
+		st.n = 0;
+		dwfl = proc_dwfl(&st, st.regs[DWARF_IP]);
+		/* an error after some frames ends the chain there, as in perf */
+		if (dwfl)
+			dwfl_getthread_frames(dwfl, smp->tid, frame_cb, &st);
+		/* a binary reported for an earlier layout was in the way: once more, afresh */
+		if (!st.pr->stale)
+			break;
+	}
 	st.pr->cur = NULL;
 	/* the sample's own address is its first entry even when nothing unwinds */
 	if (!st.n)
