@@ -2,7 +2,8 @@
 # t2015: prec report on perf's dwarf recordings (--call-graph dwarf: user registers and a copy of
 # the user stack, no user callchain) of nofp, built -O2 without frame pointers: the rows, the
 # call graphs of the top rows and the --children rows are perf report --stdio's, --folded is the
-# stacks perf's stackcollapse.py prints, also read from a pipe; on a libc-heavy command, prec's
+# stacks perf's stackcollapse.py prints, also read from a pipe, and so are the call graphs of
+# prec's own dwarf recordings (where prec records them); on a libc-heavy command, prec's
 # stacks hold perf's (perf 6.1 unwinds with libunwind here, which gives up in some functions of
 # libc where libdw goes on); without libdw, one line says why the stacks are not unwound.
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
@@ -102,6 +103,13 @@ if have libdw; then
 		print("# %d of %d samples differ" % (off, total))
 		sys.exit(1 if not total or off * 20 > total else 0)
 		PYEOF'
+	# prec's own dwarf recordings, once prec record makes them
+	if rec_prec precd --call-graph dwarf -- "$NOFP" 0.3 >/dev/null 2>&1; then
+		test_expect "prec's dwarf recording: the call graphs are perf's" '
+			same_graph precd.data 6 && same_graph precd.data 6 -g caller'
+	else
+		test_skip "prec's dwarf recording" "prec record does not record dwarf call graphs"
+	fi
 	test_skip "without libdw, one line says the stacks need it" "prec is built with libdw"
 else
 	test_expect "perf records nofp with --call-graph dwarf" '
