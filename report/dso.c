@@ -106,6 +106,7 @@ void dso_free(struct dso *dso)
 	free(dso->segs);
 	pool_free(&dso->strings);
 	free(dso->symsrc);
+	free(dso->binpath);
 	free(dso);
 }
 
@@ -462,6 +463,7 @@ static bool prefetch_take(struct dsos *d, struct dso *dso)
 	dso->segs = x->segs;
 	dso->nr_segs = x->nr_segs;
 	dso->symsrc = x->symsrc;
+	dso->binpath = x->binpath;
 	free(x->name);
 	free(x);
 	load_elf_report(d, dso);

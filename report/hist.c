@@ -520,9 +520,12 @@ static u32 chain_frames(struct profile *p, struct thread *t, const struct psampl
 		out[n++] = f;
 	}
 	memo_room(dst, nr);
-	memcpy(dst->raw, smp->chain, (size_t)nr * 8);
-	memcpy(dst->frames, rf, nr * sizeof(u32));
-	memcpy(dst->modes, rm, nr);
+	/* an empty chain (a dwarf sample of a kernel thread) has no arrays to copy */
+	if (nr) {
+		memcpy(dst->raw, smp->chain, (size_t)nr * 8);
+		memcpy(dst->frames, rf, nr * sizeof(u32));
+		memcpy(dst->modes, rm, nr);
+	}
 	dst->n = nr;
 	dst->raw_valid = true;
 	return n;
@@ -709,6 +712,28 @@ static inline struct row_cache_entry *row_cache_slot(struct profile *p, const st
 
 static bool children_caller(const struct report_opts *o);
 
+/*
+ * --max-stack and --hide-unresolved on a sample's frames. perf limits an unwound (dwarf) chain
+ * in two parts: the kernel's callchain as any other, and the user frames as the unwinder found
+ * them, the ones nearest the sample first (the session unwound no more than --max-stack).
+ */
+static u32 sample_filter_chain(struct profile *p, const struct psample *smp, u32 *frames, u32 n)
+{
+	const struct report_opts *o = p->o;
+	bool caller = o->children ? children_caller(o) : o->caller;
+	u32 nk = 0, nu;
+
+	if (!smp->unwound)
+		return filter_chain(&o->filter, &p->s, caller, frames, n);
+	for (u32 i = 0; i < smp->unwound_at; i++)
+		nk += smp->chain[i] < PERF_CONTEXT_MAX;
+	nk = nk < n ? nk : n;
+	nu = n - nk;
+	nk = filter_chain(&o->filter, &p->s, caller, frames, nk);
+	memmove(frames + nk, frames + (n - nu), nu * sizeof(*frames));
+	return nk + filter_chain(&o->filter, &p->s, caller, frames + nk, nu);
+}
+
 static void add_sample(struct session *s, struct thread *t, const struct psample *smp, void *arg)
 {
 	struct profile *p = arg;
@@ -843,7 +868,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	}
 	memo_flush_chain(p, sl);
 	n = chain_frames(p, t, smp, frames, prev, m);
-	n = filter_chain(&o->filter, s, o->children ? children_caller(o) : o->caller, frames, n);
+	n = sample_filter_chain(p, smp, frames, n);
 	sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, false, frames, n, smp->period,
 			      smp->count);
 	/* resolving may have loaded the kernel, which changes its maps: take the gens now */
@@ -1329,6 +1354,8 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	/* pipe mode tells its events as it goes: whether they have chains is known then */
 	p->want_folded = o->folded || o->flamegraph;
 	p->want_chains = p->want_folded || o->chain_mode != CHAIN_NONE || o->children;
+	p->s.want_user_stacks = p->want_chains;
+	p->s.max_stack = o->filter.max_stack;
 	buckets_grow(p);
 	/* frame 0 is no frame: an empty entry never matches */
 	p->row_cache = xcalloc(1u << ROW_CACHE_BITS, sizeof(*p->row_cache));

@@ -31,6 +31,7 @@
 #include <sys/sysmacros.h>
 
 #include "report/session.h"
+#include "report/unwind.h"
 #include "util/hash.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -161,28 +162,6 @@ static struct maps *maps_clone(const struct maps *from)
 		m->nr = from->nr;
 	}
 	return m;
-}
-
-static inline struct map *maps_find(struct maps *m, u64 addr)
-{
-	u32 lo = 0, hi = m->nr;
-	struct map *v = m->v;
-
-	if (m->last < m->nr && addr >= v[m->last].start && addr < v[m->last].end)
-		return &v[m->last];
-	while (lo < hi) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (addr < v[mid].start)
-			hi = mid;
-		else if (addr >= v[mid].end)
-			lo = mid + 1;
-		else {
-			m->last = mid;
-			return &v[mid];
-		}
-	}
-	return NULL;
 }
 
 static void maps_room(struct maps *m, u32 more)
@@ -887,10 +866,54 @@ static void queue_free(struct queue *q)
 /* ---------------------------------------------------------------------------------------- */
 /* Delivery */
 
-static void deliver_sample(struct session *s, const struct psample *p)
+/* The most user frames unwound for a sample: perf's PERF_MAX_STACK_DEPTH. */
+#define UNWIND_MAX 127
+
+/*
+ * A dwarf sample's chain as perf builds it: the kernel's callchain (with exclude_callchain_user
+ * the kernel frames only), then the user frames unwound from the sample's registers and stack.
+ */
+static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
+{
+	struct unwind_sample us = {
+		.pid = p->pid, .tid = p->tid, .abi = p->uregs_abi, .regs_mask = p->uregs_mask,
+		.regs = p->uregs, .stack = p->ustack, .stack_size = p->ustack_size,
+	};
+	u32 n, max = s->max_stack > 0 && s->max_stack < UNWIND_MAX ? (u32)s->max_stack : UNWIND_MAX;
+
+	if (!s->unwind_tried) {
+		s->unwind_tried = true;
+		s->unwinder = unwinder_new(&s->dsos);
+		if (!s->unwinder)
+			warning("%s: the user stacks of its samples (--call-graph dwarf) need prec "
+				"built with libdw (elfutils) to unwind: their call chains show the "
+				"kernel part only",
+				s->rep->path);
+	}
+	if (!s->unwinder)
+		return;
+	if (s->uchain_cap < p->nr_chain + 1 + UNWIND_MAX) {
+		s->uchain_cap = p->nr_chain + 1 + UNWIND_MAX;
+		s->uchain = xrealloc(s->uchain, s->uchain_cap * sizeof(u64));
+	}
+	if (p->nr_chain)
+		memcpy(s->uchain, p->chain, (size_t)p->nr_chain * sizeof(u64));
+	n = unwind_user(s->unwinder, t->maps, &us, s->uchain + p->nr_chain + 1, max);
+	if (!n)
+		return;
+	s->uchain[p->nr_chain] = PERF_CONTEXT_USER;
+	p->chain = s->uchain;
+	p->unwound_at = p->nr_chain;
+	p->unwound = true;
+	p->nr_chain += 1 + n;
+}
+
+static void deliver_sample(struct session *s, struct psample *p)
 {
 	struct thread *t = thread_findnew(s, p->pid, p->tid);
 
+	if (p->uregs)
+		unwind_chain(s, t, p);
 	s->sample(s, t, p, s->sample_arg);
 }
 
@@ -923,7 +946,7 @@ static void deliver_record(struct session *s, const struct pd_record_header *h)
 static void deliver(struct session *s, struct qhdr *ev)
 {
 	if (ev->type == PERF_RECORD_SAMPLE)
-		deliver_sample(s, (const struct psample *)(ev + 1));
+		deliver_sample(s, (struct psample *)(ev + 1));
 	else
 		deliver_record(s, (const struct pd_record_header *)(ev + 1));
 }
@@ -950,6 +973,18 @@ static void fill_psample(struct session *s, const struct pd_sample *smp, int idx
 	p->cpumode = smp->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	p->nr_chain = 0;
 	p->chain = NULL;
+	p->uregs = NULL;
+	p->ustack = NULL;
+	p->ustack_size = 0;
+	p->unwound = false;
+}
+
+/* Whether the session keeps the sample's user registers and stack: to unwind them. */
+static bool has_user_stack(const struct session *s, const struct pd_sample *smp)
+{
+	return s->want_user_stacks && smp->sample_type & PERF_SAMPLE_REGS_USER &&
+	       smp->sample_type & PERF_SAMPLE_STACK_USER && smp->user_regs.abi &&
+	       smp->user_stack_dyn_size && smp->user_stack_dyn_size <= smp->user_stack_size;
 }
 
 /*
@@ -964,7 +999,8 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	struct qhdr *ev;
 	int idx = 0, ret;
 	u32 nr, nr_read = 0;
-	size_t chain_bytes, read_bytes = 0;
+	size_t chain_bytes, read_bytes = 0, regs_bytes = 0, stack_bytes = 0;
+	bool ustack, ustack_copy = false;
 
 	ret = pd_reader_parse_sample(s->r, h, &smp, &idx);
 	if (ret == -ENOENT) {
@@ -976,12 +1012,22 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	nr = smp.sample_type & PERF_SAMPLE_CALLCHAIN ? (u32)smp.callchain_nr : 0;
 	stable = stable && !((uintptr_t)smp.callchain & 7);
 	chain_bytes = stable ? 0 : (size_t)nr * 8;
+	ustack = has_user_stack(s, &smp);
+	/* registers the reader realigned are in its scratch space: copied like the rest */
+	if (ustack && (!stable || (const u8 *)smp.user_regs.regs < (const u8 *)h ||
+		       (const u8 *)smp.user_regs.regs >= (const u8 *)h + h->size))
+		ustack_copy = true;
+	if (ustack_copy) {
+		regs_bytes = (size_t)__builtin_popcountll(smp.user_regs.mask) * 8;
+		stack_bytes = (smp.user_stack_dyn_size + 7) & ~(size_t)7;
+	}
 	/* the read values are decoded into the reader's scratch space: they are copied */
 	if (s->want_read) {
 		nr_read = smp.sample_type & PERF_SAMPLE_READ ? (u32)smp.read.nr : 0;
 		read_bytes = sizeof(struct psample_read) + (size_t)nr_read * sizeof(*smp.read.values);
 	}
-	ev = queue_alloc(s->q, sizeof(*ev) + sizeof(*p) + read_bytes + chain_bytes);
+	ev = queue_alloc(s->q, sizeof(*ev) + sizeof(*p) + read_bytes + chain_bytes + regs_bytes +
+				  stack_bytes);
 	ev->type = PERF_RECORD_SAMPLE;
 	p = (struct psample *)(ev + 1);
 	fill_psample(s, &smp, idx, p);
@@ -996,6 +1042,21 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 		memcpy(chain, smp.callchain, (size_t)nr * 8);
 		p->nr_chain = nr;
 		p->chain = chain;
+	}
+	if (ustack) {
+		u8 *copy = (u8 *)(p + 1) + read_bytes + chain_bytes;
+
+		p->uregs_abi = smp.user_regs.abi;
+		p->uregs_mask = smp.user_regs.mask;
+		p->uregs = smp.user_regs.regs;
+		p->ustack = smp.user_stack;
+		p->ustack_size = smp.user_stack_dyn_size;
+		if (ustack_copy) {
+			memcpy(copy, smp.user_regs.regs, regs_bytes);
+			memcpy(copy + regs_bytes, smp.user_stack, smp.user_stack_dyn_size);
+			p->uregs = (const u64 *)copy;
+			p->ustack = copy + regs_bytes;
+		}
 	}
 	if (s->want_read) {
 		struct psample_read *rd = (struct psample_read *)(p + 1);
@@ -1234,6 +1295,8 @@ void session_exit(struct session *s)
 {
 	struct thread *t, *next;
 
+	unwinder_free(s->unwinder);
+	free(s->uchain);
 	for (t = s->all_threads; t; t = next) {
 		next = t->next;
 		maps_put(t->maps);

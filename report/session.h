@@ -36,6 +36,29 @@ struct maps {
 	u32 last; /* the map the previous lookup found */
 };
 
+/* The map of m that holds addr, or NULL. */
+static inline struct map *maps_find(struct maps *m, u64 addr)
+{
+	u32 lo = 0, hi = m->nr;
+	struct map *v = m->v;
+
+	if (m->last < m->nr && addr >= v[m->last].start && addr < v[m->last].end)
+		return &v[m->last];
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (addr < v[mid].start)
+			hi = mid;
+		else if (addr >= v[mid].end)
+			lo = mid + 1;
+		else {
+			m->last = mid;
+			return &v[mid];
+		}
+	}
+	return NULL;
+}
+
 struct thread {
 	struct thread *hnext;
 	struct thread *next; /* every thread, in creation order */
@@ -75,6 +98,17 @@ struct psample {
 	u32 nr_chain;	     /* 0 without PERF_SAMPLE_CALLCHAIN */
 	bool chain_recorded; /* its event has PERF_SAMPLE_CALLCHAIN */
 	const u64 *chain;    /* in the file's mapping, or a copy in the queue: valid in the call */
+	/*
+	 * With session.want_user_stacks, what dwarf call graphs record (REGS_USER, STACK_USER),
+	 * where the chain is: uregs NULL when the sample has none. The session unwinds them and
+	 * appends the user frames to chain before the view sees the sample.
+	 */
+	u64 uregs_abi, uregs_mask;
+	const u64 *uregs;
+	const void *ustack;
+	u64 ustack_size; /* the valid bytes (the kernel's dyn_size) */
+	u32 unwound_at; /* the chain's user frames the session unwound start after this mark */
+	bool unwound;
 };
 
 /*
@@ -142,6 +176,14 @@ struct session {
 	/* set by the view before session_process(): what it needs beyond the samples' addresses */
 	bool want_read;	     /* each sample's id and read values: session_sample_read() */
 	record_fn throttle_fn; /* THROTTLE and UNTHROTTLE records, queued in time order */
+	bool want_user_stacks; /* dwarf call graphs unwound into the samples' chains */
+	int max_stack;	       /* --max-stack: the most user frames unwound (0: perf's 127) */
+
+	/* unwinding user stacks (report/unwind.h): NULL until a sample has one */
+	struct unwinder *unwinder;
+	bool unwind_tried; /* unwinder_new() was called (it gives NULL without libdw) */
+	u64 *uchain;	   /* a sample's chain with its unwound user frames */
+	u32 uchain_cap;
 
 	/* per attr: counted in the kernel, each SAMPLE WEIGHT samples; NULL when none was */
 	bool *aggregated;

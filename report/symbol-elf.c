@@ -459,6 +459,11 @@ void load_elf_dso_quiet(struct dsos *d, struct dso *dso)
 		read_segments(dso, &files[seg_src]);
 	else if (sym_src >= 0 && !is_debug[sym_src])
 		read_segments(dso, &files[sym_src]);
+	/* the mapped file, for the unwinder (not prec's own vdso, which is no file) */
+	if (seg_src >= 0 && seg_src < nr) {
+		free(dso->binpath);
+		dso->binpath = xstrdup(paths[seg_src]);
+	}
 	if (sym_src >= 0) {
 		u32 type = files[sym_src].has_symtab ? SHT_SYMTAB : SHT_DYNSYM;
 

@@ -130,6 +130,7 @@ struct dso {
 	struct dso_seg *segs; /* the mapped file's PT_LOADs: where its symbols sit in the file */
 	u32 nr_segs;
 	char *symsrc; /* the file the symbols came from */
+	char *binpath; /* the mapped file itself, its build-id checked: the unwinder's; or NULL */
 
 	u64 unresolved; /* samples whose ip found no symbol here */
 	u32 hash;

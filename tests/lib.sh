@@ -72,7 +72,7 @@ _python_resolve() {
 	_python_resolved=1
 }
 
-# prerequisite checks, each a name: root perf tracefs python zstd bpf
+# prerequisite checks, each a name: root perf tracefs python zstd bpf libdw
 _have() {
 	case "$1" in
 	root) [ "$(id -u)" = 0 ] ;;
@@ -83,6 +83,7 @@ _have() {
 	python) _python_resolve ;;
 	zstd) grep -q '^#define HAVE_ZSTD 1' "$PREC_BUILD/config.h" 2>/dev/null ;;
 	bpf) grep -q '^#define HAVE_BPF 1' "$PREC_BUILD/config.h" 2>/dev/null ;;
+	libdw) grep -q '^#define HAVE_LIBDW 1' "$PREC_BUILD/config.h" 2>/dev/null ;;
 	perf-python) perf version --build-options 2>/dev/null | grep -q 'libpython: *\[ on' ;;
 	*) echo "# unknown prerequisite $1" >&2; return 1 ;;
 	esac

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * User stacks of dwarf call graphs (perf record --call-graph dwarf): a sample carries the user
+ * registers (PERF_SAMPLE_REGS_USER) and a copy of the top of the user stack (PERF_SAMPLE_STACK_USER);
+ * the unwinder walks them with the binaries' call frame information (.eh_frame, .debug_frame) as
+ * perf report does, giving the sample's address then each caller's return address less one (the
+ * call instruction's last byte, as dwfl_frame_pc() reports frames that are not activations).
+ *
+ * State is per unwinder: per process the binaries reported to libdwfl, each opened once with its
+ * CFI cached for every later sample. An unwinder is used by one thread at a time; a caller that
+ * unwinds on several threads gives each its own. Without libdw, unwinder_new() gives NULL.
+ */
+#ifndef PREC_REPORT_UNWIND_H
+#define PREC_REPORT_UNWIND_H
+
+#include <stdbool.h>
+
+#include "format/ondisk.h"
+
+struct dsos;
+struct maps;
+struct unwinder;
+
+/* DWARF's x86-64 registers: rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8-r15, then rip. */
+#define UNWIND_NR_REGS 17
+
+/* One sample's user state, as the file holds it. */
+struct unwind_sample {
+	int pid, tid;
+	u64 abi;	 /* PERF_SAMPLE_REGS_ABI_*: only 64-bit samples unwind */
+	u64 regs_mask;	 /* the attr's sample_regs_user: which perf registers regs holds */
+	const u64 *regs; /* in the order of the mask's bits (may be unaligned) */
+	const void *stack;
+	u64 stack_size; /* the valid bytes of the copy (dyn_size), from the stack pointer up */
+};
+
+/**
+ * unwind_regs_to_dwarf - the DWARF registers of x86-64 from a sample's registers, which perf
+ * orders by the bits of sample_regs_user (PERF_REG_X86_*).
+ * @out: UNWIND_NR_REGS values; those absent from the mask are left alone
+ *
+ * Return: the mask of the DWARF registers set (bit i: register i).
+ */
+u32 unwind_regs_to_dwarf(const u64 *regs, u64 mask, u64 *out);
+
+/**
+ * unwind_stack_word - the 8 bytes at addr from a copy of the stack whose first byte was at sp.
+ *
+ * Return: true with *val set when all 8 bytes are in the copy, else false.
+ */
+bool unwind_stack_word(const void *stack, u64 size, u64 sp, u64 addr, u64 *val);
+
+/**
+ * unwinder_new - an unwinder over the binaries of d (which the session fills and loads).
+ *
+ * Return: the unwinder, or NULL when prec was built without libdw.
+ */
+struct unwinder *unwinder_new(struct dsos *d);
+
+/* Free the unwinder and close every binary it opened. */
+void unwinder_free(struct unwinder *u);
+
+/**
+ * unwind_user - the user call chain of a sample whose process has the maps m: its own address
+ * first, then the callers' (return addresses less one), at most max.
+ *
+ * Return: the number of addresses written to ips (0 when nothing could be unwound).
+ */
+u32 unwind_user(struct unwinder *u, struct maps *m, const struct unwind_sample *smp, u64 *ips,
+		u32 max);
+
+#endif

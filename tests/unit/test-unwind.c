@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report/unwind: perf's x86-64 sample registers in DWARF's order, words read from a stack copy
+ * at its edges, and (with libdw) this program's own stack, copied as the kernel copies a
+ * sample's, unwound through its maps to the return addresses the compiler reports.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/session.h"
+#include "report/symbols.h"
+#include "report/unwind.h"
+#include "tests/tap.h"
+
+/* what perf record --call-graph dwarf asks for on x86-64: all but ds, es, fs, gs */
+#define PERF_REGS_MASK 0xff0fffULL
+
+static void test_regs(void)
+{
+	u64 regs[64], out[UNWIND_NR_REGS];
+	u32 set, n = 0;
+
+	/* each value is 1000 + its perf register number, packed in the mask's bit order */
+	for (u32 bit = 0; bit < 64; bit++)
+		if (PERF_REGS_MASK & (1ULL << bit))
+			regs[n++] = 1000 + bit;
+	memset(out, 0, sizeof(out));
+	set = unwind_regs_to_dwarf(regs, PERF_REGS_MASK, out);
+	is(set, (1u << UNWIND_NR_REGS) - 1, "perf's dwarf mask gives every DWARF register");
+	is(out[0], 1000 + 0, "rax is perf's AX");
+	is(out[1], 1000 + 3, "rdx is perf's DX");
+	is(out[2], 1000 + 2, "rcx is perf's CX");
+	is(out[3], 1000 + 1, "rbx is perf's BX");
+	is(out[6], 1000 + 6, "rbp is perf's BP");
+	is(out[7], 1000 + 7, "rsp is perf's SP");
+	is(out[8], 1000 + 16, "r8 is perf's R8, after the segment registers");
+	is(out[15], 1000 + 23, "r15 is perf's R15");
+	is(out[16], 1000 + 8, "rip, the return address column, is perf's IP");
+
+	/* a mask of sp and ip only: two values, the others left alone */
+	regs[0] = 0x7ffd0000;
+	regs[1] = 0x401000;
+	memset(out, 0, sizeof(out));
+	set = unwind_regs_to_dwarf(regs, (1ULL << 7) | (1ULL << 8), out);
+	is(set, (1u << 7) | (1u << 16), "only sp and ip are set");
+	is(out[7], 0x7ffd0000, "sp from the first value");
+	is(out[16], 0x401000, "ip from the second value");
+	is(out[0], 0, "rax untouched");
+}
+
+static void test_stack(void)
+{
+	u64 words[8], v = 0;
+	u64 sp = 0x7ffc1000;
+
+	for (u32 i = 0; i < 8; i++)
+		words[i] = 0x1111 * (i + 1);
+	ok(unwind_stack_word(words, sizeof(words), sp, sp, &v) && v == 0x1111, "the word at sp");
+	ok(unwind_stack_word(words, sizeof(words), sp, sp + 56, &v) && v == 0x8888,
+	   "the last whole word");
+	ok(unwind_stack_word(words, sizeof(words), sp, sp + 4, &v) && v == (0x2222ULL << 32),
+	   "a word that straddles two");
+	ok(!unwind_stack_word(words, sizeof(words), sp, sp + 57, &v), "past the end: no");
+	ok(!unwind_stack_word(words, sizeof(words), sp, sp - 8, &v), "below sp: no");
+	ok(!unwind_stack_word(words, sizeof(words), sp, UINT64_MAX - 3, &v), "wrapping: no");
+	ok(!unwind_stack_word(words, 0, sp, sp, &v), "an empty copy: no");
+}
+
+#if defined(HAVE_LIBDW) && defined(__x86_64__)
+
+#define STACK_COPY 8192
+
+struct captured {
+	u64 regs[3]; /* perf's order for the mask below: bp, sp, ip */
+	u8 stack[STACK_COPY];
+	u64 size;
+	u64 ret[3]; /* the return addresses into b, a and main */
+};
+
+static struct captured cap;
+static u64 stack_end;
+
+/*
+ * The copy reads frames other than its own, redzones of AddressSanitizer builds included: word
+ * by word, out of the sanitizer's sight, as the kernel's copy is.
+ */
+__attribute__((no_sanitize_address)) static void copy_stack(u8 *dst, u64 sp, u64 size)
+{
+	const volatile u64 *src = (const volatile u64 *)(uintptr_t)sp;
+
+	for (u64 i = 0; i < size / 8; i++) {
+		u64 w = src[i];
+
+		memcpy(dst + 8 * i, &w, 8);
+	}
+}
+
+/* as the kernel does: the registers, then the stack from sp up to its end or the copy's size */
+static __attribute__((noinline)) void c(u64 ret_a, u64 ret_main)
+{
+	u64 sp, ip, bp;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	cap.regs[0] = bp;
+	cap.regs[1] = sp;
+	cap.regs[2] = ip;
+	cap.size = stack_end - sp < STACK_COPY ? stack_end - sp : STACK_COPY;
+	copy_stack(cap.stack, sp, cap.size);
+	cap.ret[0] = (u64)(uintptr_t)__builtin_return_address(0);
+	cap.ret[1] = ret_a;
+	cap.ret[2] = ret_main;
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline)) void b(u64 ret_main)
+{
+	c((u64)(uintptr_t)__builtin_return_address(0), ret_main);
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline)) void a(void)
+{
+	b((u64)(uintptr_t)__builtin_return_address(0));
+	__asm__ volatile("" ::: "memory");
+}
+
+/* This process's executable maps as the session would hold them, and the end of its stack. */
+static u32 read_maps(struct dsos *d, struct map *v, u32 cap_maps)
+{
+	char line[PATH_MAX + 128], path[PATH_MAX];
+	u32 n = 0;
+	FILE *fp = fopen("/proc/self/maps", "r");
+
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long long start, end, off;
+		char perms[8];
+
+		path[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &start, &end, perms, &off,
+			   path) < 4)
+			continue;
+		if (!strcmp(path, "[stack]"))
+			stack_end = end;
+		if (perms[2] != 'x' || path[0] != '/' || n == cap_maps)
+			continue;
+		v[n].start = start;
+		v[n].end = end;
+		v[n].pgoff = off;
+		v[n].identity = false;
+		v[n].dso = dsos_findnew(d, path, DSO_USER);
+		n++;
+	}
+	fclose(fp);
+	return n;
+}
+
+static void test_own_stack(void)
+{
+	struct map v[64];
+	struct maps m;
+	struct dsos d;
+	struct unwinder *u;
+	struct unwind_sample smp;
+	u64 ips[16];
+	u32 n;
+
+	dsos_init(&d, NULL, 0);
+	memset(&m, 0, sizeof(m));
+	m.v = v;
+	m.nr = read_maps(&d, v, 64);
+	ok(m.nr > 0 && stack_end, "this process's executable maps and its stack");
+	a();
+	u = unwinder_new(&d);
+	ok(u != NULL, "an unwinder with libdw");
+	memset(&smp, 0, sizeof(smp));
+	smp.pid = smp.tid = (int)getpid();
+	smp.abi = PERF_SAMPLE_REGS_ABI_64;
+	smp.regs_mask = (1ULL << 6) | (1ULL << 7) | (1ULL << 8);
+	smp.regs = cap.regs;
+	smp.stack = cap.stack;
+	smp.stack_size = cap.size;
+	n = unwind_user(u, &m, &smp, ips, 16);
+	ok(n >= 4, "c, b, a and main at least");
+	is(ips[0], cap.regs[2], "the first address is the sample's");
+	is(ips[1], cap.ret[0] - 1, "then the call in b");
+	is(ips[2], cap.ret[1] - 1, "then the call in a");
+	is(ips[3], cap.ret[2] - 1, "then the call in main");
+	/* the binaries stay open: a second sample finds the same */
+	is(unwind_user(u, &m, &smp, ips, 16), n, "again, the same frames");
+	is(unwind_user(u, &m, &smp, ips, 2), 2, "at most max");
+	smp.stack_size = 0;
+	n = unwind_user(u, &m, &smp, ips, 16);
+	ok(n >= 1 && ips[0] == cap.regs[2], "without the stack, the sample's address still");
+	unwinder_free(u);
+	dsos_exit(&d);
+}
+
+#endif
+
+int main(void)
+{
+	test_regs();
+	test_stack();
+#if defined(HAVE_LIBDW) && defined(__x86_64__)
+	test_own_stack();
+#else
+	skip("unwinding this process's own stack", "prec is built without libdw");
+#endif
+	return done_testing();
+}
