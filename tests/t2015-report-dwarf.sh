@@ -5,9 +5,9 @@
 # stacks perf's stackcollapse.py prints, also read from a pipe, and so are the call graphs of
 # prec's own dwarf recordings (where prec records them); damaged stack copies give a report, not
 # a signal; a hundred short processes fold alike under a low descriptor limit; on a libc-heavy
-# command, prec's
-# stacks hold perf's (perf 6.1 unwinds with libunwind here, which gives up in some functions of
-# libc where libdw goes on); without libdw, one line says why the stacks are not unwound.
+# command, prec's stacks hold perf's (perf 6.1 unwinds with libunwind here, which gives up in
+# some functions of libc where libdw goes on); without libdw, one line says why the stacks are
+# not unwound.
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
 . "$PREC_SRC/tests/t2000-report-lib.sh"
