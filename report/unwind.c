@@ -428,8 +428,9 @@ static struct map *user_map(struct uw_state *st, u64 addr)
 }
 
 struct overlap {
+	const struct uw_file *f;
 	u64 lo, hi;
-	bool found;
+	bool found, same; /* same: the very module, reported before: pc is outside its span */
 };
 
 static int overlap_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
@@ -438,10 +439,10 @@ static int overlap_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf
 	struct overlap *o = arg;
 	Dwarf_Addr lo, hi;
 
-	(void)userdata;
 	(void)name;
 	(void)start;
 	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	o->same = *userdata == o->f && lo == o->lo && hi == o->hi;
 	o->found = lo < o->hi && o->lo < hi;
 	return o->found ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
@@ -476,11 +477,16 @@ static bool report_module(struct uw_state *st, u64 pc)
 		st->pr->stale = true;
 		return false;
 	}
-	/* libdwfl does not look for overlaps among modules reported by their range */
+	/*
+	 * libdwfl does not look for overlaps among modules reported by their range; the binary
+	 * itself at the same bias is there when pc is in its map but past its segments (the rest
+	 * of a page): nothing to report, no CFI for pc.
+	 */
+	o.f = f;
 	o.found = false;
 	dwfl_getmodules(st->pr->dwfl, overlap_cb, &o, 0);
 	if (o.found) {
-		st->pr->stale = true;
+		st->pr->stale = !o.same;
 		return false;
 	}
 	mod = dwfl_report_module(st->pr->dwfl, map->dso->short_name, o.lo, o.hi);

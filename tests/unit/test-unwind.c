@@ -211,9 +211,9 @@ static void test_own_stack(void)
 
 /*
  * A sample whose address lies in a map of libc placed so that libc's span, at the bias that map
- * gives, covers this program's module, reported first by an earlier sample: libdwfl refuses such
- * a module, and the process's Dwfl, in the middle of the walk, must stay whole (its first module
- * holds the backend the walk uses) until a new one replaces it.
+ * gives, starts inside this program's module, which an earlier sample reported first: the
+ * unwinder must not put both in one Dwfl, nor free the one the walk under way holds; the sample
+ * gives its own address, and the next one unwinds as before.
  */
 static void test_overlap(void)
 {
@@ -222,7 +222,7 @@ static void test_overlap(void)
 	struct dsos d;
 	struct unwinder *u;
 	struct unwind_sample smp;
-	u64 ips[16], regs[3], hi = 0;
+	u64 ips[16], regs[3], hi = 0, bias = 0;
 	struct dso *libc = NULL;
 	u32 n, nr, i;
 
@@ -245,14 +245,33 @@ static void test_overlap(void)
 		dsos_exit(&d);
 		return;
 	}
-	/* past this program's data and bss, within libc's span of its bias */
+	/*
+	 * Past this program's data and bss, at the file offset that puts libc's start (its bias)
+	 * at the start of this program's code: libdwfl sees the overlap by the new module's start.
+	 */
 	memset(&fake, 0, sizeof(fake));
 	fake.start = (hi + (1 << 20)) & ~0xfffULL;
 	fake.end = fake.start + 4096;
-	fake.pgoff = libc->segs[libc->nr_segs - 1].offset;
 	fake.dso = libc;
-	ok(fake.start - libc->segs[libc->nr_segs - 1].vaddr < hi,
-	   "libc's span there covers this program");
+	for (i = 0; i < libc->nr_segs; i++) {
+		const struct dso_seg *g = &libc->segs[i];
+		u64 want = fake.start - v[0].start;
+
+		if (want >= g->vaddr && want - g->vaddr < g->memsz) {
+			fake.pgoff = want - g->vaddr + g->offset;
+			break;
+		}
+	}
+	/* the segment the unwinder takes for that offset: the first that holds it */
+	for (i = 0; i < libc->nr_segs; i++) {
+		const struct dso_seg *g = &libc->segs[i];
+
+		if (fake.pgoff >= g->offset && fake.pgoff - g->offset < g->memsz) {
+			bias = fake.start - (g->vaddr + (fake.pgoff - g->offset));
+			break;
+		}
+	}
+	ok(bias >= v[0].start && bias < v[0].end, "libc's span there starts in this program's code");
 	for (i = nr; i > 0 && v[i - 1].start > fake.start; i--)
 		v[i] = v[i - 1];
 	v[i] = fake;
