@@ -660,6 +660,23 @@ static void process_fork(struct session *s, const struct pd_record_header *h)
 	}
 }
 
+/* A process's end: the unwinder lets go of what it holds for it. */
+static void process_exit(struct session *s, const struct pd_record_header *h)
+{
+	struct pd_fork_body b;
+	struct thread *t;
+
+	if (!s->unwinder || h->size < sizeof(*h) + sizeof(b))
+		return;
+	memcpy(&b, h + 1, sizeof(b));
+	/* a thread's end is not its process's, whose other threads go on */
+	if (b.pid != b.tid)
+		return;
+	t = thread_find(s, (int)b.tid);
+	if (t && t->pid == (int)b.pid)
+		unwinder_forget(s->unwinder, t->maps);
+}
+
 static void process_ksymbol(struct session *s, const struct pd_record_header *h)
 {
 	struct {
@@ -880,6 +897,8 @@ static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
 		.regs = p->uregs, .stack = p->ustack, .stack_size = p->ustack_size,
 	};
 	u32 n, max = s->max_stack > 0 && s->max_stack < UNWIND_MAX ? (u32)s->max_stack : UNWIND_MAX;
+	const char *path;
+	int err;
 
 	if (!s->unwind_tried) {
 		s->unwind_tried = true;
@@ -899,6 +918,10 @@ static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
 	if (p->nr_chain)
 		memcpy(s->uchain, p->chain, (size_t)p->nr_chain * sizeof(u64));
 	n = unwind_user(s->unwinder, t->maps, &us, s->uchain + p->nr_chain + 1, max);
+	err = unwinder_open_error(s->unwinder, &path);
+	if (err)
+		warning("%s: cannot open %s to unwind user stacks: %s: call chains end early",
+			s->rep->path, path, strerror(-err));
 	if (!n)
 		return;
 	s->uchain[p->nr_chain] = PERF_CONTEXT_USER;
@@ -931,6 +954,9 @@ static void deliver_record(struct session *s, const struct pd_record_header *h)
 		break;
 	case PERF_RECORD_FORK:
 		process_fork(s, h);
+		break;
+	case PERF_RECORD_EXIT:
+		process_exit(s, h);
 		break;
 	case PERF_RECORD_KSYMBOL:
 		process_ksymbol(s, h);

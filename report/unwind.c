@@ -8,7 +8,9 @@
  *   the kernel did not copy is not known);
  * - each binary is reported to libdwfl the first time a frame lands in it, at the load bias its
  *   map and its segments give; libdwfl finds its CFI in .eh_frame, else in .debug_frame of the
- *   binary or of its debug file, and keeps it for every later sample of the process.
+ *   binary or of its debug file, and keeps it for every later sample of the process;
+ * - a binary is opened once for all processes (they share its mapped ELF), and a process's
+ *   state goes when it exits or when it is the least recently sampled of too many.
  * perf's unwinders create all of that anew for every sample: the cost of its dwarf reports.
  */
 #include "config.h"
@@ -21,11 +23,15 @@
 
 #ifdef HAVE_LIBDW
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
+#include <libelf.h>
 #endif
 
 #include "report/session.h"
 #include "report/unwind.h"
+#include "util/hash-index.h"
 #include "util/hash.h"
+#include "util/log.h"
 #include "util/xalloc.h"
 
 /*
@@ -82,6 +88,13 @@ bool unwind_stack_word(const void *stack, u64 size, u64 sp, u64 addr, u64 *val)
 
 #ifdef HAVE_LIBDW
 
+/*
+ * Processes whose Dwfl stays open at once: each holds its binaries' CFI. One that ends
+ * (PERF_RECORD_EXIT) frees its own at once; in a long recording of many processes the least
+ * recently sampled go first, and one sampled again after that starts afresh.
+ */
+#define UW_LIVE_MAX 32
+
 /* A process's libdwfl session: its binaries as they were reported, and the sample at hand. */
 struct uw_proc {
 	struct maps *maps; /* the key: threads of a process share their maps */
@@ -89,22 +102,40 @@ struct uw_proc {
 	Dwfl *dwfl;
 	bool attached;
 	bool stale; /* a binary reported here is no longer where the maps say: start again */
-	struct uw_state *cur; /* the sample being unwound: the callbacks' argument is pr */
-	struct uw_proc *hnext;
+	struct uw_state *cur;	       /* the sample being unwound: the callbacks' argument is pr */
+	struct uw_proc *newer, *older; /* among those with a Dwfl, the most recent first */
 };
 
-/* An open binary, for reads outside the stack copy. */
+/*
+ * A binary, opened once for every process that maps it: the processes' modules share its Elf
+ * (libelf counts the references) and reads outside the stack copy come from its image. libelf
+ * maps the file whole, so no descriptor stays open however many binaries there are.
+ */
 struct uw_file {
-	struct dso *dso;
-	int fd;
+	struct dso *dso; /* the key: first, as in uw_proc */
+	struct unwinder *u;
+	Elf *elf;	 /* NULL when the file could not be read */
+	const u8 *image; /* the file's bytes */
+	size_t size;
+	u64 vlo, vhi; /* the span of its PT_LOADs, the first's start aligned: libdwfl's range */
+};
+
+/* Entries found by the pointer each holds first: processes by their maps, files by their dso. */
+struct uw_table {
+	void **v;
+	u32 nr, cap;
+	struct hash_index ix;
 };
 
 struct unwinder {
 	struct dsos *dsos;
-	struct uw_proc **procs;
-	u32 mask, nr;
-	struct uw_file *files;
-	u32 nr_files, cap_files;
+	struct uw_table procs; /* every process seen: one whose maps come back is used again */
+	struct uw_proc *newest, *oldest;
+	u32 nr_live;
+	struct uw_table files;
+	int open_err; /* the first failure to open a file for want of resources, or 0 */
+	char *open_path;
+	bool open_told;
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
 };
@@ -121,16 +152,58 @@ struct uw_state {
 	u32 n, max;
 };
 
+/*
+ * Keep the first failure that cut chains short for want of resources (descriptors, memory):
+ * a missing or unreadable file is the recording's matter, as in perf, and is not told.
+ */
+static void note_open_error(struct unwinder *u, int err, const char *path)
+{
+	if (u->open_err || (err != EMFILE && err != ENFILE && err != ENOMEM))
+		return;
+	u->open_err = err;
+	u->open_path = xstrdup(path);
+}
+
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	struct uw_file *f = *userdata;
+
+	(void)mod;
+	(void)modname;
+	(void)base;
+	/* a reference of the module's own, which its dwfl_end() drops */
+	*elfp = f && f->elf ? elf_begin(-1, ELF_C_READ_MMAP, f->elf) : NULL;
+	/* the path, for the debug files it links to */
+	if (*elfp)
+		*file_name = strdup(f->dso->binpath);
+	return -1;
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct uw_file *f = *userdata;
+	int fd;
+
+	errno = 0;
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
+	if (fd < 0 && f)
+		note_open_error(f->u, errno, f->dso->binpath);
+	return fd;
+}
+
 struct unwinder *unwinder_new(struct dsos *d)
 {
 	struct unwinder *u = xcalloc(1, sizeof(*u));
 
+	elf_version(EV_CURRENT);
 	u->dsos = d;
-	u->mask = 63;
-	u->procs = xcalloc(u->mask + 1, sizeof(*u->procs));
+	u->cb.find_elf = find_elf;
 	/* NULL: libdwfl's default search path for debug files (.gnu_debuglink, build-id) */
-	u->cb.find_elf = dwfl_build_id_find_elf;
-	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	u->cb.find_debuginfo = find_debuginfo;
 	u->cb.debuginfo_path = &u->debuginfo_path;
 	return u;
 }
@@ -139,68 +212,194 @@ void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
-	for (u32 i = 0; i <= u->mask; i++) {
-		struct uw_proc *pr, *next;
+	for (u32 i = 0; i < u->procs.nr; i++) {
+		struct uw_proc *pr = u->procs.v[i];
 
-		for (pr = u->procs[i]; pr; pr = next) {
-			next = pr->hnext;
-			if (pr->dwfl)
-				dwfl_end(pr->dwfl);
-			free(pr);
-		}
+		if (pr->dwfl)
+			dwfl_end(pr->dwfl);
+		free(pr);
 	}
-	for (u32 i = 0; i < u->nr_files; i++)
-		if (u->files[i].fd >= 0)
-			close(u->files[i].fd);
-	free(u->files);
-	free(u->procs);
+	for (u32 i = 0; i < u->files.nr; i++) {
+		struct uw_file *f = u->files.v[i];
+
+		if (f->elf)
+			elf_end(f->elf);
+		free(f);
+	}
+	free(u->procs.v);
+	hash_index_free(&u->procs.ix);
+	free(u->files.v);
+	hash_index_free(&u->files.ix);
+	free(u->open_path);
 	free(u);
 }
 
-static u32 proc_slot(const struct unwinder *u, const struct maps *m)
+int unwinder_open_error(struct unwinder *u, const char **path)
 {
-	return (u32)hash_mix64((u64)(uintptr_t)m) & u->mask;
+	if (!u || !u->open_err || u->open_told)
+		return 0;
+	u->open_told = true;
+	*path = u->open_path;
+	return -u->open_err;
 }
 
-static void procs_grow(struct unwinder *u)
+/* The key an entry holds first. */
+static const void *table_key(const void *e)
 {
-	u32 old = u->mask;
-	struct uw_proc **v = u->procs;
+	const void *key;
 
-	u->mask = 2 * old + 1;
-	u->procs = xcalloc(u->mask + 1, sizeof(*u->procs));
-	for (u32 i = 0; i <= old; i++) {
-		struct uw_proc *pr, *next;
+	memcpy(&key, e, sizeof(key));
+	return key;
+}
 
-		for (pr = v[i]; pr; pr = next) {
-			u32 h = proc_slot(u, pr->maps);
+static u64 table_hash_at(const void *ctx, u32 i)
+{
+	const struct uw_table *t = ctx;
 
-			next = pr->hnext;
-			pr->hnext = u->procs[h];
-			u->procs[h] = pr;
-		}
+	return hash_mix64((u64)(uintptr_t)table_key(t->v[i]));
+}
+
+static bool table_eq(const void *ctx, u32 i, const void *key)
+{
+	const struct uw_table *t = ctx;
+
+	return table_key(t->v[i]) == key;
+}
+
+/* The entry of key in t, else a new one of size bytes, zeroed but for the key: *fresh says. */
+static void *table_get(struct uw_table *t, void *key, size_t size, bool *fresh)
+{
+	void *e;
+	int64_t i;
+	u32 slot;
+
+	if (!hash_index_reserve(&t->ix, table_hash_at, t))
+		die("out of memory");
+	slot = hash_index_find(&t->ix, hash_mix64((u64)(uintptr_t)key), table_eq, t, key, &i);
+	*fresh = i < 0;
+	if (i >= 0)
+		return t->v[i];
+	if (t->nr == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
 	}
-	free(v);
+	e = xcalloc(1, size);
+	memcpy(e, &key, sizeof(key));
+	t->v[t->nr] = e;
+	hash_index_set(&t->ix, slot, t->nr++);
+	return e;
 }
 
 static struct uw_proc *proc_get(struct unwinder *u, struct maps *m)
 {
-	struct uw_proc *pr;
-	u32 h = proc_slot(u, m);
+	bool fresh;
 
-	for (pr = u->procs[h]; pr; pr = pr->hnext)
-		if (pr->maps == m)
-			return pr;
-	if (u->nr > u->mask) {
-		procs_grow(u);
-		h = proc_slot(u, m);
+	return table_get(&u->procs, m, sizeof(struct uw_proc), &fresh);
+}
+
+static void live_unlink(struct unwinder *u, struct uw_proc *pr)
+{
+	if (pr->newer)
+		pr->newer->older = pr->older;
+	else
+		u->newest = pr->older;
+	if (pr->older)
+		pr->older->newer = pr->newer;
+	else
+		u->oldest = pr->newer;
+	pr->newer = pr->older = NULL;
+}
+
+static void live_push(struct unwinder *u, struct uw_proc *pr)
+{
+	pr->older = u->newest;
+	pr->newer = NULL;
+	if (u->newest)
+		u->newest->newer = pr;
+	else
+		u->oldest = pr;
+	u->newest = pr;
+}
+
+/* End a process's Dwfl, closing what it opened; the next sample of it begins a new one. */
+static void proc_drop(struct unwinder *u, struct uw_proc *pr)
+{
+	if (!pr->dwfl)
+		return;
+	live_unlink(u, pr);
+	u->nr_live--;
+	dwfl_end(pr->dwfl);
+	pr->dwfl = NULL;
+	pr->attached = false;
+	pr->stale = false;
+}
+
+void unwinder_forget(struct unwinder *u, struct maps *m)
+{
+	int64_t i;
+
+	if (!u || !u->procs.ix.mask)
+		return;
+	hash_index_find(&u->procs.ix, hash_mix64((u64)(uintptr_t)m), table_eq, &u->procs, m, &i);
+	if (i >= 0)
+		proc_drop(u, u->procs.v[i]);
+}
+
+/* The span libdwfl gives a module of f: from the first PT_LOAD's aligned start to the end. */
+static void file_span(struct uw_file *f)
+{
+	size_t n;
+	bool first = true;
+
+	if (elf_getphdrnum(f->elf, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (first)
+			f->vlo = ph.p_align > 1 ? ph.p_vaddr & -ph.p_align : ph.p_vaddr;
+		first = false;
+		if (ph.p_vaddr + ph.p_memsz > f->vhi)
+			f->vhi = ph.p_vaddr + ph.p_memsz;
 	}
-	pr = xcalloc(1, sizeof(*pr));
-	pr->maps = m;
-	pr->hnext = u->procs[h];
-	u->procs[h] = pr;
-	u->nr++;
-	return pr;
+}
+
+/* The binary of dso, opened the first time any process needs it. */
+static struct uw_file *file_get(struct unwinder *u, struct dso *dso)
+{
+	bool fresh;
+	struct uw_file *f = table_get(&u->files, dso, sizeof(*f), &fresh);
+	int fd;
+
+	if (!fresh)
+		return f;
+	f->u = u;
+	fd = open(dso->binpath, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		note_open_error(u, errno, dso->binpath);
+		return f;
+	}
+	f->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/* all of it in memory (mapped): the descriptor is not needed after */
+	if (f->elf && (elf_kind(f->elf) != ELF_K_ELF || elf_cntl(f->elf, ELF_C_FDREAD))) {
+		elf_end(f->elf);
+		f->elf = NULL;
+	}
+	close(fd);
+	if (f->elf) {
+		f->image = (const u8 *)elf_rawfile(f->elf, &f->size);
+		file_span(f);
+	}
+	if (!f->image || f->vhi <= f->vlo) {
+		if (f->elf)
+			elf_end(f->elf);
+		f->elf = NULL;
+		f->image = NULL;
+		f->size = 0;
+	}
+	return f;
 }
 
 /* The load bias of dso mapped by map: where its ELF addresses are in the process. */
@@ -228,54 +427,76 @@ static struct map *user_map(struct uw_state *st, u64 addr)
 	return map->dso->binpath ? map : NULL;
 }
 
+struct overlap {
+	const struct uw_file *f;
+	u64 lo, hi;
+	bool found, same; /* same: the very module, reported before: pc is outside its span */
+};
+
+static int overlap_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		      void *arg)
+{
+	struct overlap *o = arg;
+	Dwarf_Addr lo, hi;
+
+	(void)name;
+	(void)start;
+	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	o->same = *userdata == o->f && lo == o->lo && hi == o->hi;
+	o->found = lo < o->hi && o->lo < hi;
+	return o->found ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
 /*
  * Make sure the binary that holds pc is reported, so that libdwfl finds the CFI to unwind the
- * frame at pc. Return: false when it cannot be (no map, no file), or a module reported before
- * stands there for another binary or bias.
+ * frame at pc. Return: false when it cannot be (no map, no file), or when a module reported
+ * before stands there for another binary or bias: then the process is stale, and its Dwfl,
+ * which libdwfl may be walking, is left as it is until the walk ends.
  */
 static bool report_module(struct uw_state *st, u64 pc)
 {
 	struct map *map = user_map(st, pc);
+	struct overlap o;
+	struct uw_file *f;
 	Dwfl_Module *mod;
 	void **userdata;
-	u64 bias;
+	Dwarf_Addr lo;
 
 	if (!map)
 		return false;
-	bias = map_bias(map);
+	f = file_get(st->u, map->dso);
+	if (!f->elf)
+		return false;
+	o.lo = map_bias(map) + f->vlo;
+	o.hi = o.lo + (f->vhi - f->vlo);
 	mod = dwfl_addrmodule(st->pr->dwfl, pc);
 	if (mod) {
-		Dwarf_Addr mbias = 0;
-
-		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-		if (*userdata == map->dso && dwfl_module_getelf(mod, &mbias) && mbias == bias)
+		dwfl_module_info(mod, &userdata, &lo, NULL, NULL, NULL, NULL, NULL);
+		if (*userdata == f && lo == o.lo)
 			return true;
 		st->pr->stale = true;
 		return false;
 	}
-	mod = dwfl_report_elf(st->pr->dwfl, map->dso->short_name, map->dso->binpath, -1, bias,
-			      false);
-	dwfl_report_end(st->pr->dwfl, NULL, NULL);
+	/*
+	 * libdwfl does not look for overlaps among modules reported by their range; the binary
+	 * itself at the same bias is there when pc is in its map but past its segments (the rest
+	 * of a page): nothing to report, no CFI for pc.
+	 */
+	o.f = f;
+	o.found = false;
+	dwfl_getmodules(st->pr->dwfl, overlap_cb, &o, 0);
+	if (o.found) {
+		st->pr->stale = !o.same;
+		return false;
+	}
+	mod = dwfl_report_module(st->pr->dwfl, map->dso->short_name, o.lo, o.hi);
 	if (!mod)
 		return false;
-	/* which binary it is, for the check above */
+	/* which binary it is: for find_elf, and for the check above */
 	dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	*userdata = map->dso;
+	*userdata = f;
+	dwfl_report_end(st->pr->dwfl, NULL, NULL);
 	return true;
-}
-
-static int file_fd(struct unwinder *u, struct dso *dso)
-{
-	for (u32 i = 0; i < u->nr_files; i++)
-		if (u->files[i].dso == dso)
-			return u->files[i].fd;
-	if (u->nr_files == u->cap_files) {
-		u->cap_files = u->cap_files ? 2 * u->cap_files : 16;
-		u->files = xrealloc(u->files, u->cap_files * sizeof(*u->files));
-	}
-	u->files[u->nr_files].dso = dso;
-	u->files[u->nr_files].fd = open(dso->binpath, O_RDONLY | O_CLOEXEC);
-	return u->files[u->nr_files++].fd;
 }
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -301,9 +522,9 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 {
 	struct uw_state *st = ((struct uw_proc *)arg)->cur;
 	const struct unwind_sample *smp = st->smp;
+	struct uw_file *f;
 	struct map *map;
-	u64 val;
-	int fd;
+	u64 val, off;
 
 	(void)dwfl;
 	if (unwind_stack_word(smp->stack, smp->stack_size, st->regs[DWARF_SP], addr, &val)) {
@@ -313,10 +534,11 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	map = user_map(st, addr);
 	if (!map || addr + sizeof(val) > map->end)
 		return false;
-	fd = file_fd(st->u, map->dso);
-	if (fd < 0 ||
-	    pread(fd, &val, sizeof(val), (off_t)(addr - map->start + map->pgoff)) != 8)
+	f = file_get(st->u, map->dso);
+	off = addr - map->start + map->pgoff;
+	if (!f->image || off > f->size || f->size - off < sizeof(val))
 		return false;
+	memcpy(&val, f->image + off, sizeof(val));
 	*result = val;
 	return true;
 }
@@ -350,6 +572,9 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 		return DWARF_CB_ABORT;
 	/* before the step to the caller, which needs this frame's binary */
 	report_module(st, pc);
+	/* the modules no longer fit the maps: the walk starts again on a new Dwfl */
+	if (st->pr->stale)
+		return DWARF_CB_ABORT;
 	if (!dwfl_frame_pc(frame, &pc, &activation))
 		return DWARF_CB_ABORT;
 	/* a caller's pc is a return address: the call is the byte before */
@@ -358,24 +583,27 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 }
 
 /*
- * The process's Dwfl, attached with the unwinder's callbacks. Return: NULL when the binary at
- * the sample's address cannot be reported.
+ * The process's Dwfl, attached with the unwinder's callbacks, a new one when the process is
+ * stale or had none. Return: NULL when the binary at the sample's address cannot be reported.
  */
 static Dwfl *proc_dwfl(struct uw_state *st, u64 ip)
 {
+	struct unwinder *u = st->u;
 	struct uw_proc *pr = st->pr;
 
-	if (pr->stale) {
-		if (pr->dwfl)
-			dwfl_end(pr->dwfl);
-		pr->dwfl = NULL;
-		pr->attached = false;
-		pr->stale = false;
-	}
+	if (pr->stale)
+		proc_drop(u, pr);
 	if (!pr->dwfl) {
-		pr->dwfl = dwfl_begin(&st->u->cb);
+		if (u->nr_live >= UW_LIVE_MAX)
+			proc_drop(u, u->oldest);
+		pr->dwfl = dwfl_begin(&u->cb);
 		if (!pr->dwfl)
 			return NULL;
+		live_push(u, pr);
+		u->nr_live++;
+	} else if (u->newest != pr) {
+		live_unlink(u, pr);
+		live_push(u, pr);
 	}
 	if (!report_module(st, ip) && !pr->attached)
 		return NULL;
@@ -434,6 +662,19 @@ struct unwinder *unwinder_new(struct dsos *d)
 void unwinder_free(struct unwinder *u)
 {
 	(void)u;
+}
+
+void unwinder_forget(struct unwinder *u, struct maps *m)
+{
+	(void)u;
+	(void)m;
+}
+
+int unwinder_open_error(struct unwinder *u, const char **path)
+{
+	(void)u;
+	(void)path;
+	return 0;
 }
 
 u32 unwind_user(struct unwinder *u, struct maps *m, const struct unwind_sample *smp, u64 *ips,

@@ -6,8 +6,9 @@
  * perf report does, giving the sample's address then each caller's return address less one (the
  * call instruction's last byte, as dwfl_frame_pc() reports frames that are not activations).
  *
- * State is per unwinder: per process the binaries reported to libdwfl, each opened once with its
- * CFI cached for every later sample. An unwinder is used by one thread at a time; a caller that
+ * State is per unwinder: the binaries, each opened once; per process the modules reported to
+ * libdwfl, with their CFI cached for every later sample while the process lives and is among the
+ * most recently sampled. An unwinder is used by one thread at a time; a caller that
  * unwinds on several threads gives each its own. Without libdw, unwinder_new() gives NULL.
  */
 #ifndef PREC_REPORT_UNWIND_H
@@ -59,6 +60,21 @@ struct unwinder *unwinder_new(struct dsos *d);
 
 /* Free the unwinder and close every binary it opened. */
 void unwinder_free(struct unwinder *u);
+
+/**
+ * unwinder_forget - drop what the unwinder holds for the process whose maps are m, which has
+ * exited: its binaries' modules and their CFI (a sample of it after that starts afresh).
+ */
+void unwinder_forget(struct unwinder *u, struct maps *m);
+
+/**
+ * unwinder_open_error - the first failure to open a file that the stacks needed for want of
+ * resources (descriptors, memory), each told once: chains that needed it end early.
+ * @path: set to the file's path, owned by the unwinder
+ *
+ * Return: a negative errno the first time it is asked after such a failure, else 0.
+ */
+int unwinder_open_error(struct unwinder *u, const char **path);
 
 /**
  * unwind_user - the user call chain of a sample whose process has the maps m: its own address

@@ -3,9 +3,11 @@
 # the user stack, no user callchain) of nofp, built -O2 without frame pointers: the rows, the
 # call graphs of the top rows and the --children rows are perf report --stdio's, --folded is the
 # stacks perf's stackcollapse.py prints, also read from a pipe, and so are the call graphs of
-# prec's own dwarf recordings (where prec records them); on a libc-heavy command, prec's
-# stacks hold perf's (perf 6.1 unwinds with libunwind here, which gives up in some functions of
-# libc where libdw goes on); without libdw, one line says why the stacks are not unwound.
+# prec's own dwarf recordings (where prec records them); damaged stack copies give a report, not
+# a signal; a hundred short processes fold alike under a low descriptor limit; on a libc-heavy
+# command, prec's stacks hold perf's (perf 6.1 unwinds with libunwind here, which gives up in
+# some functions of libc where libdw goes on); without libdw, one line says why the stacks are
+# not unwound.
 # shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
 . "$(dirname "$0")/lib.sh"
 . "$PREC_SRC/tests/t2000-report-lib.sh"
@@ -65,6 +67,54 @@ if have libdw; then
 		perf_clean perf report -i - --stdio --no-children <pipe.data >perf.out &&
 		"$PREC" report -i - --stdio --no-children <pipe.data >prec.out &&
 		"$PYTHON" "$CMP" graph perf.out prec.out 6'
+
+	# bytes of the stack copies changed at random: return addresses into any binary, at any
+	# offset, which libdwfl may refuse as modules that overlap those it holds
+	test_expect "damaged stack copies: a report, and no signal" '
+		"$PYTHON" - nofp.data <<-PYEOF &&
+		import random, struct, sys
+		d = open(sys.argv[1], "rb").read()
+		_, _, _, ao, asz, do, dsz = struct.unpack_from("<7Q", d)
+		sample_type, = struct.unpack_from("<Q", d, ao + 24)
+		regs_user, = struct.unpack_from("<Q", d, ao + 80)
+		for seed in range(6):
+		    random.seed(seed)
+		    x = bytearray(d)
+		    off = do
+		    while off < do + dsz:
+		        t, m, s = struct.unpack_from("<IHH", x, off)
+		        if s < 8:
+		            break
+		        if t == 9:
+		            # IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD: 8 bytes each
+		            p = off + 8 + 8 * sum(1 for b in (0x10000, 1, 2, 4, 8, 0x40, 0x200, 0x80, 0x100)
+		                                  if sample_type & b)
+		            if sample_type & 0x20:
+		                p += 8 + 8 * struct.unpack_from("<Q", x, p)[0]
+		            if sample_type & 0x1000:
+		                abi, = struct.unpack_from("<Q", x, p)
+		                p += 8 + (8 * bin(regs_user).count("1") if abi else 0)
+		            n, = struct.unpack_from("<Q", x, p) if sample_type & 0x2000 else (0,)
+		            for k in range(20 if n else 0):
+		                x[p + 8 + random.randrange(n)] = random.randrange(256)
+		        off += s
+		    open("stack%d.data" % seed, "wb").write(x)
+		PYEOF
+		for i in 0 1 2 3 4 5; do
+			"$PREC" report -i stack$i.data --stdio --no-children >/dev/null 2>stack.err
+			rc=$?
+			[ $rc -lt 128 ] || { echo "# stack$i.data: exit $rc"; exit 1; }
+		done'
+	# a hundred short processes: each one's state goes at its exit, and what stays open at once
+	# is bounded, so that a low limit of descriptors changes nothing
+	test_expect "perf records a hundred short processes with --call-graph dwarf" '
+		rec_perf many --call-graph dwarf -- sh -c \
+			"for i in \$(seq 100); do \"$NOFP\" 0.005; done"'
+	test_expect "with 64 descriptors, --folded is the same, and nothing is said" '
+		"$PREC" report -q -i many.data --folded >full.folded &&
+		(ulimit -n 64 && "$PREC" report -q -i many.data --folded >low.folded 2>low.err) &&
+		cat low.err && [ ! -s low.err ] && grep -c ";run;outer;inner;leaf " low.folded &&
+		cmp full.folded low.folded'
 
 	# a libc-heavy command: each of perf's stacks is the leaf end of prec's for the same
 	# samples (perf may stop early), so the samples whose stacks end with each of perf's stacks

@@ -162,6 +162,18 @@ static u32 read_maps(struct dsos *d, struct map *v, u32 cap_maps)
 	return n;
 }
 
+/* The captured registers (bp, sp, ip) and stack as a sample of this process. */
+static void captured_sample(struct unwind_sample *smp)
+{
+	memset(smp, 0, sizeof(*smp));
+	smp->pid = smp->tid = (int)getpid();
+	smp->abi = PERF_SAMPLE_REGS_ABI_64;
+	smp->regs_mask = (1ULL << 6) | (1ULL << 7) | (1ULL << 8);
+	smp->regs = cap.regs;
+	smp->stack = cap.stack;
+	smp->stack_size = cap.size;
+}
+
 static void test_own_stack(void)
 {
 	struct map v[64];
@@ -180,13 +192,7 @@ static void test_own_stack(void)
 	a();
 	u = unwinder_new(&d);
 	ok(u != NULL, "an unwinder with libdw");
-	memset(&smp, 0, sizeof(smp));
-	smp.pid = smp.tid = (int)getpid();
-	smp.abi = PERF_SAMPLE_REGS_ABI_64;
-	smp.regs_mask = (1ULL << 6) | (1ULL << 7) | (1ULL << 8);
-	smp.regs = cap.regs;
-	smp.stack = cap.stack;
-	smp.stack_size = cap.size;
+	captured_sample(&smp);
 	n = unwind_user(u, &m, &smp, ips, 16);
 	ok(n >= 4, "c, b, a and main at least");
 	is(ips[0], cap.regs[2], "the first address is the sample's");
@@ -203,6 +209,89 @@ static void test_own_stack(void)
 	dsos_exit(&d);
 }
 
+/*
+ * A sample whose address lies in a map of libc placed so that libc's span, at the bias that map
+ * gives, starts inside this program's module, which an earlier sample reported first: the
+ * unwinder must not put both in one Dwfl, nor free the one the walk under way holds; the sample
+ * gives its own address, and the next one unwinds as before.
+ */
+static void test_overlap(void)
+{
+	struct map v[65], fake;
+	struct maps m;
+	struct dsos d;
+	struct unwinder *u;
+	struct unwind_sample smp;
+	u64 ips[16], regs[3], hi = 0, bias = 0;
+	struct dso *libc = NULL;
+	u32 n, nr, i;
+
+	dsos_init(&d, NULL, 0);
+	memset(&m, 0, sizeof(m));
+	m.v = v;
+	nr = read_maps(&d, v, 64);
+	a();
+	for (i = 0; i < nr; i++) {
+		if (strstr(v[i].dso->name, "/libc.so"))
+			libc = v[i].dso;
+		/* this program's maps come first, below the libraries */
+		if (!i || v[i].dso == v[0].dso)
+			hi = v[i].end;
+	}
+	if (libc)
+		dso_load(&d, libc);
+	if (!libc || !libc->nr_segs) {
+		skip("a module that overlaps another", "no libc with segments in this process");
+		dsos_exit(&d);
+		return;
+	}
+	/*
+	 * Past this program's data and bss, at the file offset that puts libc's start (its bias)
+	 * at the start of this program's code: libdwfl sees the overlap by the new module's start.
+	 */
+	memset(&fake, 0, sizeof(fake));
+	fake.start = (hi + (1 << 20)) & ~0xfffULL;
+	fake.end = fake.start + 4096;
+	fake.dso = libc;
+	for (i = 0; i < libc->nr_segs; i++) {
+		const struct dso_seg *g = &libc->segs[i];
+		u64 want = fake.start - v[0].start;
+
+		if (want >= g->vaddr && want - g->vaddr < g->memsz) {
+			fake.pgoff = want - g->vaddr + g->offset;
+			break;
+		}
+	}
+	/* the segment the unwinder takes for that offset: the first that holds it */
+	for (i = 0; i < libc->nr_segs; i++) {
+		const struct dso_seg *g = &libc->segs[i];
+
+		if (fake.pgoff >= g->offset && fake.pgoff - g->offset < g->memsz) {
+			bias = fake.start - (g->vaddr + (fake.pgoff - g->offset));
+			break;
+		}
+	}
+	ok(bias >= v[0].start && bias < v[0].end, "libc's span there starts in this program's code");
+	for (i = nr; i > 0 && v[i - 1].start > fake.start; i--)
+		v[i] = v[i - 1];
+	v[i] = fake;
+	m.nr = nr + 1;
+
+	u = unwinder_new(&d);
+	captured_sample(&smp);
+	n = unwind_user(u, &m, &smp, ips, 16);
+	ok(n >= 4 && ips[1] == cap.ret[0] - 1, "a sample in this program unwinds");
+	memcpy(regs, cap.regs, sizeof(regs));
+	regs[2] = fake.start + 16;
+	smp.regs = regs;
+	ok(unwind_user(u, &m, &smp, ips, 16) >= 1 && ips[0] == regs[2],
+	   "one in the overlapping map gives at least its own address");
+	smp.regs = cap.regs;
+	is(unwind_user(u, &m, &smp, ips, 16), n, "and the first sample unwinds as before");
+	unwinder_free(u);
+	dsos_exit(&d);
+}
+
 #endif
 
 int main(void)
@@ -211,6 +300,7 @@ int main(void)
 	test_stack();
 #if defined(HAVE_LIBDW) && defined(__x86_64__)
 	test_own_stack();
+	test_overlap();
 #else
 	skip("unwinding this process's own stack", "prec is built without libdw");
 #endif
