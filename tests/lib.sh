@@ -59,6 +59,16 @@ skip_all() {
 	exit 0
 }
 
+# mkdata_or_skip KIND FILE: tests/mkdata writes FILE of KIND, its manifest in ./manifest; a
+# file this machine cannot make (status 77), or a failure, skips every test with the reason.
+mkdata_or_skip() {
+	local rc
+	"$PREC_BUILD/tests/mkdata" "$1" "$2" >manifest 2>mk.err
+	rc=$?
+	[ $rc = 77 ] && skip_all "$(cat mk.err)"
+	[ $rc = 0 ] || { cat mk.err; skip_all "mkdata failed ($rc)"; }
+}
+
 # _python_resolve: PYTHON runs, and names the interpreter itself from now on. The name configure
 # found may be a version manager's launcher, a shell script that chooses the interpreter anew on
 # every call and takes longer than the tests' own Python does (seconds on a busy machine, and the

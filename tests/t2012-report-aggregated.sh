@@ -9,17 +9,13 @@
 . "$(dirname "$0")/lib.sh"
 
 require perf python
-MK=$PREC_BUILD/tests/mkdata
 
 # perf's configuration: nothing of the machine's.
 unset PERF_CONFIG PERF_CONFIG_NOSYSTEM PERF_CONFIG_NOGLOBAL
 export HOME=$T/home
 mkdir -p "$HOME"
 
-"$MK" aggregated agg.data >manifest 2>mk.err
-rc=$?
-[ $rc = 77 ] && skip_all "$(cat mk.err)"
-[ $rc = 0 ] || { cat mk.err; skip_all "mkdata failed ($rc)"; }
+mkdata_or_skip aggregated agg.data
 
 # m KEY...: the manifest's value for a line that starts with KEY... (the field after them)
 m() {

@@ -15,10 +15,7 @@ unset PERF_CONFIG PERF_CONFIG_NOSYSTEM PERF_CONFIG_NOGLOBAL
 export HOME=$T/home
 mkdir -p "$HOME"
 
-"$MK" groupread gr.data >manifest 2>mk.err
-rc=$?
-[ $rc = 77 ] && skip_all "$(cat mk.err)"
-[ $rc = 0 ] || { cat mk.err; skip_all "mkdata failed ($rc)"; }
+mkdata_or_skip groupread gr.data
 DSO=$(awk '$1 == "dso" { print $2 }' manifest)
 
 # What mkdata wrote (tests/mkdata.c, make_groupread), and the table it makes by hand.
