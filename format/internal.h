@@ -70,7 +70,7 @@ struct pd_reader {
 	bool own_fd;
 	bool pipe;
 	unsigned flags; /* enum pd_reader_flags */
-	const u8 *map; /* file mode: the whole file */
+	const u8 *map; /* file mode: the whole file, for the headers and the features */
 	size_t map_len;
 	u64 file_size;
 	struct pd_file_header hdr;
@@ -102,10 +102,13 @@ struct pd_reader {
 	size_t decomp_pos;
 	u64 decomp_offset; /* file offset of the COMPRESSED record the bytes came from */
 
-	/* pipe mode: what read() brought in; [pipe_pos, pipe_len) is not used yet */
-	u8 *pipe_data;
-	size_t pipe_pos, pipe_len, pipe_cap;
-	bool pipe_eof;
+	/*
+	 * The records as read() (pipe) or pread() (file: the data section) brought them in:
+	 * in_data + in_pos is the record at pos; [in_pos, in_len) is not used yet.
+	 */
+	u8 *in_data;
+	size_t in_pos, in_len, in_cap;
+	bool in_eof;
 
 	/* the last record handed out, for error messages of pd_reader_parse_sample() */
 	const struct pd_record_header *last;

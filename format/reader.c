@@ -2,9 +2,9 @@
 /*
  * The perf.data reader. File mode maps the whole file and checks the header, the attrs and their
  * id arrays and the feature table against its size before anything is used; records are then
- * handed out in file order straight from the mapping. Pipe mode (a 16-byte header, then records
- * only) reads with read() and applies the header records (HEADER_ATTR, HEADER_FEATURE,
- * HEADER_TRACING_DATA, ...) as they come, as perf does.
+ * read with pread() into a buffer and handed out in file order from there. Pipe mode (a 16-byte
+ * header, then records only) reads with read() into the same buffer and applies the header
+ * records (HEADER_ATTR, HEADER_FEATURE, HEADER_TRACING_DATA, ...) as they come, as perf does.
  *
  * COMPRESSED records go through one zstd stream for the whole file, as perf writes them: the
  * decompressed bytes are one continuous stream of records, and an event may straddle two
@@ -32,8 +32,8 @@
 /* perf's legacy (v1) magic, "PERFFILE" read as a little-endian u64. */
 #define PD_MAGIC_V1 0x454c494646524550ULL
 
-/* What pipe mode reads at a time. */
-#define PIPE_CHUNK (256 * 1024)
+/* What a read of the records asks for at a time. */
+#define INPUT_CHUNK (1024 * 1024)
 /*
  * The most one COMPRESSED record may decompress to, whatever mmap_len says: pd_zstd_decompress()
  * sets the whole bound aside at once, and a file's mmap_len is a u32. perf's is the ring buffer
@@ -604,6 +604,9 @@ static int open_file_mode(struct pd_reader *r)
 		r->data_end = h->data.offset + h->data.size;
 	}
 	r->pos = r->data_start;
+	/* the records are read once, front to back (a hint: failing it changes nothing) */
+	posix_fadvise(r->fd, (off_t)r->data_start, (off_t)(r->data_end - r->data_start),
+		      POSIX_FADV_SEQUENTIAL);
 
 	err = read_attrs(r);
 	if (err)
@@ -639,7 +642,7 @@ static void reader_free(struct pd_reader *r)
 	pd_buf_release(&r->build_ids);
 	pd_zstd_free(r->zstd);
 	pd_buf_release(&r->decomp);
-	free(r->pipe_data);
+	free(r->in_data);
 	pd_buf_release(&r->align);
 	free(r->scratch);
 	free(r->read_values);
@@ -737,7 +740,6 @@ static int open_fd(struct pd_reader *r)
 		return fail(r, -errno, "cannot map the file: %s", strerror(errno));
 	r->map = map;
 	r->map_len = r->file_size;
-	madvise(map, r->map_len, MADV_SEQUENTIAL);
 
 	magic = pd_get_u64(r->map);
 	size = pd_get_u64(r->map + 8);
@@ -1202,40 +1204,58 @@ static int decompress(struct pd_reader *r, const struct pd_record_header *h, u64
 	return 0;
 }
 
-/* Make the pipe buffer hold need bytes from pipe_pos on; 0 when the stream ends before. */
-static int pipe_fill(struct pd_reader *r, size_t need)
+/*
+ * Make the input buffer hold need bytes from in_pos on. A pipe gives 0 when it ends before; a
+ * file's caller has checked that the data section holds them, so a short read means the file
+ * shrank. The unused bytes move to the front at the file's alignment modulo 8, so that records
+ * aligned in the file stay aligned here and need no copy.
+ */
+static int input_fill(struct pd_reader *r, size_t need)
 {
-	while (r->pipe_len - r->pipe_pos < need) {
-		size_t want;
+	while (r->in_len - r->in_pos < need) {
+		size_t keep = r->in_len - r->in_pos, lead = r->pos & 7, want, room;
+		u64 at = r->pos + keep; /* the stream offset of in_data + in_len */
 		ssize_t n;
 
-		if (r->pipe_eof)
+		if (r->in_eof)
 			return 0;
-		if (r->pipe_pos) {
-			memmove(r->pipe_data, r->pipe_data + r->pipe_pos,
-				r->pipe_len - r->pipe_pos);
-			r->pipe_len -= r->pipe_pos;
-			r->pipe_pos = 0;
+		if (r->in_pos != lead) {
+			memmove(r->in_data + lead, r->in_data + r->in_pos, keep);
+			r->in_pos = lead;
+			r->in_len = lead + keep;
 		}
-		want = need > PIPE_CHUNK ? need : PIPE_CHUNK;
-		if (r->pipe_cap < want) {
-			u8 *d = realloc(r->pipe_data, want);
+		want = lead + (need > INPUT_CHUNK ? need : INPUT_CHUNK);
+		if (r->in_cap < want) {
+			u8 *d = realloc(r->in_data, want);
 
 			if (!d)
-				return fail(r, -ENOMEM, "out of memory reading the pipe");
-			r->pipe_data = d;
-			r->pipe_cap = want;
+				return fail(r, -ENOMEM, "out of memory reading the %s",
+					    r->pipe ? "pipe" : "file");
+			r->in_data = d;
+			r->in_cap = want;
 		}
-		n = read(r->fd, r->pipe_data + r->pipe_len, r->pipe_cap - r->pipe_len);
+		room = r->in_cap - r->in_len;
+		if (r->pipe) {
+			n = read(r->fd, r->in_data + r->in_len, room);
+		} else {
+			if (room > r->data_end - at)
+				room = (size_t)(r->data_end - at);
+			n = pread(r->fd, r->in_data + r->in_len, room, (off_t)at);
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return fail(r, -errno, "at offset %#llx: reading the pipe: %s",
-				    (unsigned long long)(r->pos + r->pipe_len - r->pipe_pos),
+			return fail(r, -errno, "at offset %#llx: reading the %s: %s",
+				    (unsigned long long)at, r->pipe ? "pipe" : "file",
 				    strerror(errno));
+		if (n == 0 && !r->pipe)
+			return fail(r, -EIO,
+				    "at offset %#llx: the file ends before its data section (%#llx): "
+				    "it shrank while being read",
+				    (unsigned long long)at, (unsigned long long)r->data_end);
 		if (n == 0)
-			r->pipe_eof = true;
-		r->pipe_len += (size_t)n;
+			r->in_eof = true;
+		r->in_len += (size_t)n;
 	}
 	return 1;
 }
@@ -1243,6 +1263,8 @@ static int pipe_fill(struct pd_reader *r, size_t need)
 /*
  * The next raw record of the file or the pipe: *hp, its offset, and the size of what follows it
  * (the tracing data after HEADER_TRACING_DATA). Return 1, 0 at the end, or a negative errno.
+ * The data section is read into a buffer, not through the mapping: a page fault per page of a
+ * large file costs several times what read() does, and the buffer's pages are reused.
  */
 static int next_raw(struct pd_reader *r, const struct pd_record_header **hp, u64 *offp,
 		    const u8 **blob_at, u64 *blobp)
@@ -1253,18 +1275,10 @@ static int next_raw(struct pd_reader *r, const struct pd_record_header **hp, u64
 	int err;
 
 	if (r->pipe) {
-		err = pipe_fill(r, sizeof(hdr));
-		if (err <= 0) {
-			if (!err && r->pipe_len > r->pipe_pos)
-				r->recovered = true; /* the stream stopped inside a header */
-			return err;
-		}
-		p = r->pipe_data + r->pipe_pos;
 		left = UINT64_MAX;
 	} else {
 		if (r->pos >= r->data_end)
 			return 0;
-		p = r->map + r->pos;
 		left = r->data_end - r->pos;
 		if (left < sizeof(hdr)) {
 			if (r->recovered)
@@ -1275,6 +1289,13 @@ static int next_raw(struct pd_reader *r, const struct pd_record_header **hp, u64
 				    (unsigned long long)r->pos, (unsigned long long)left);
 		}
 	}
+	err = input_fill(r, sizeof(hdr));
+	if (err <= 0) {
+		if (!err && r->in_len > r->in_pos)
+			r->recovered = true; /* the stream stopped inside a header */
+		return err;
+	}
+	p = r->in_data + r->in_pos;
 	memcpy(&hdr, p, sizeof(hdr));
 	if (hdr.size < sizeof(hdr)) {
 		/* A writer killed after the file grew leaves zeros: the end of what it wrote. */
@@ -1283,15 +1304,7 @@ static int next_raw(struct pd_reader *r, const struct pd_record_header **hp, u64
 		return fail_at(r, -EINVAL, r->pos, false, 0, hdr.type, "size %u is below 8",
 			       hdr.size);
 	}
-	if (r->pipe) {
-		err = pipe_fill(r, hdr.size);
-		if (err <= 0) {
-			if (!err)
-				r->recovered = true;
-			return err;
-		}
-		p = r->pipe_data + r->pipe_pos;
-	} else if (hdr.size > left) {
+	if (hdr.size > left) {
 		if (r->recovered)
 			return 0;
 		return fail_at(r, -EINVAL, r->pos, false, 0, hdr.type,
@@ -1301,30 +1314,26 @@ static int next_raw(struct pd_reader *r, const struct pd_record_header **hp, u64
 	err = tracing_blob_size(r, &hdr, p, r->pos, &blob);
 	if (err)
 		return err;
-	if (blob) {
-		if (r->pipe && blob > PIPE_BLOB_MAX)
-			return fail_at(r, -EINVAL, r->pos, false, 0, hdr.type,
-				       "%llu bytes of tracing data is more than the %d MiB prec "
-				       "takes from a pipe",
-				       (unsigned long long)blob, PIPE_BLOB_MAX >> 20);
-		if (r->pipe) {
-			err = pipe_fill(r, hdr.size + blob);
-			if (err <= 0) {
-				if (!err)
-					r->recovered = true;
-				return err;
-			}
-			p = r->pipe_data + r->pipe_pos;
-		} else if (blob > left - hdr.size) {
-			if (r->recovered)
-				return 0;
-			return fail_at(
-			    r, -EINVAL, r->pos, false, 0, hdr.type,
-			    "the %llu bytes of tracing data after it run past the end of "
-			    "the data section (%llu bytes left)",
-			    (unsigned long long)blob, (unsigned long long)(left - hdr.size));
-		}
+	if (blob && r->pipe && blob > PIPE_BLOB_MAX)
+		return fail_at(r, -EINVAL, r->pos, false, 0, hdr.type,
+			       "%llu bytes of tracing data is more than the %d MiB prec "
+			       "takes from a pipe",
+			       (unsigned long long)blob, PIPE_BLOB_MAX >> 20);
+	if (blob && blob > left - hdr.size) {
+		if (r->recovered)
+			return 0;
+		return fail_at(r, -EINVAL, r->pos, false, 0, hdr.type,
+			       "the %llu bytes of tracing data after it run past the end of "
+			       "the data section (%llu bytes left)",
+			       (unsigned long long)blob, (unsigned long long)(left - hdr.size));
 	}
+	err = input_fill(r, hdr.size + blob);
+	if (err <= 0) {
+		if (!err)
+			r->recovered = true;
+		return err;
+	}
+	p = r->in_data + r->in_pos;
 	*hp = aligned(r, p, hdr.size);
 	if (!*hp)
 		return fail(r, -ENOMEM, "out of memory");
@@ -1332,8 +1341,7 @@ static int next_raw(struct pd_reader *r, const struct pd_record_header **hp, u64
 	*offp = r->pos;
 	*blobp = blob;
 	r->pos += hdr.size + blob;
-	if (r->pipe)
-		r->pipe_pos += hdr.size + blob;
+	r->in_pos += hdr.size + blob;
 	r->data_read = r->pos - r->data_start;
 	return 1;
 }
@@ -1406,6 +1414,7 @@ int pd_reader_rewind(struct pd_reader *r)
 	r->pos = r->data_start;
 	r->data_read = 0;
 	r->at_end = false;
+	r->in_pos = r->in_len = 0;
 	pd_zstd_free(r->zstd);
 	r->zstd = NULL;
 	pd_buf_reset(&r->decomp);

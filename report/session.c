@@ -27,8 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "report/session.h"
 #include "report/unwind.h"
@@ -1014,11 +1012,11 @@ static bool has_user_stack(const struct session *s, const struct pd_sample *smp)
 }
 
 /*
- * A sample waits in the queue as its decoded fields; its call chain stays where the record is
- * when that is the file's mapping (stable), else it is copied after them.
+ * A sample waits in the queue as its decoded fields, with copies of its call chain and of the
+ * user registers and the used part of the user stack it will be unwound from: the record itself
+ * is valid only until the reader's next one.
  */
-static int read_sample(struct session *s, const struct pd_record_header *h, bool ordered,
-		       bool stable)
+static int read_sample(struct session *s, const struct pd_record_header *h, bool ordered)
 {
 	struct pd_sample smp;
 	struct psample *p;
@@ -1026,7 +1024,7 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	int idx = 0, ret;
 	u32 nr, nr_read = 0;
 	size_t chain_bytes, read_bytes = 0, regs_bytes = 0, stack_bytes = 0;
-	bool ustack, ustack_copy = false;
+	bool ustack;
 
 	ret = pd_reader_parse_sample(s->r, h, &smp, &idx);
 	if (ret == -ENOENT) {
@@ -1036,14 +1034,9 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	if (ret)
 		return report_read_error(s->rep);
 	nr = smp.sample_type & PERF_SAMPLE_CALLCHAIN ? (u32)smp.callchain_nr : 0;
-	stable = stable && !((uintptr_t)smp.callchain & 7);
-	chain_bytes = stable ? 0 : (size_t)nr * 8;
+	chain_bytes = (size_t)nr * 8;
 	ustack = has_user_stack(s, &smp);
-	/* registers the reader realigned are in its scratch space: copied like the rest */
-	if (ustack && (!stable || (const u8 *)smp.user_regs.regs < (const u8 *)h ||
-		       (const u8 *)smp.user_regs.regs >= (const u8 *)h + h->size))
-		ustack_copy = true;
-	if (ustack_copy) {
+	if (ustack) {
 		regs_bytes = (size_t)__builtin_popcountll(smp.user_regs.mask) * 8;
 		stack_bytes = (smp.user_stack_dyn_size + 7) & ~(size_t)7;
 	}
@@ -1059,30 +1052,23 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	fill_psample(s, &smp, idx, p);
 	s->nr_samples += p->count;
 	p->chain_recorded = !!(smp.sample_type & PERF_SAMPLE_CALLCHAIN);
-	if (nr && stable) {
-		p->nr_chain = nr;
-		p->chain = smp.callchain;
-	} else if (nr) {
+	if (nr) {
 		u64 *chain = (u64 *)((u8 *)(p + 1) + read_bytes);
 
-		memcpy(chain, smp.callchain, (size_t)nr * 8);
+		memcpy(chain, smp.callchain, chain_bytes);
 		p->nr_chain = nr;
 		p->chain = chain;
 	}
 	if (ustack) {
 		u8 *copy = (u8 *)(p + 1) + read_bytes + chain_bytes;
 
+		memcpy(copy, smp.user_regs.regs, regs_bytes);
+		memcpy(copy + regs_bytes, smp.user_stack, smp.user_stack_dyn_size);
 		p->uregs_abi = smp.user_regs.abi;
 		p->uregs_mask = smp.user_regs.mask;
-		p->uregs = smp.user_regs.regs;
-		p->ustack = smp.user_stack;
+		p->uregs = (const u64 *)copy;
+		p->ustack = copy + regs_bytes;
 		p->ustack_size = smp.user_stack_dyn_size;
-		if (ustack_copy) {
-			memcpy(copy, smp.user_regs.regs, regs_bytes);
-			memcpy(copy + regs_bytes, smp.user_stack, smp.user_stack_dyn_size);
-			p->uregs = (const u64 *)copy;
-			p->ustack = copy + regs_bytes;
-		}
 	}
 	if (s->want_read) {
 		struct psample_read *rd = (struct psample_read *)(p + 1);
@@ -1124,50 +1110,6 @@ static int read_sideband(struct session *s, const struct pd_record_header *h, bo
 	return 0;
 }
 
-/*
- * The file's mapping is read once, front to back: drop the pages behind from this process (they
- * stay in the page cache), or they all count in its resident size. format/ maps the whole file
- * privately and read-only, so dropping pages can lose nothing: a page touched again is read
- * again from the file. Samples in the queue point into the mapping for their call chains: pages
- * are dropped only up to the FINISHED_ROUND before the last one, whose records have all gone out
- * at the last flush (without rounds, up to 1 MiB behind: a chain there is read again).
- */
-struct drop_map {
-	u8 *base;
-	u64 len, dropped;
-};
-
-static void find_mapping(struct session *s, struct drop_map *dm)
-{
-	u64 size = pd_reader_file_size(s->r);
-	char line[4200];
-	struct stat st;
-	FILE *fp;
-
-	memset(dm, 0, sizeof(*dm));
-	if (pd_reader_is_pipe(s->r) || size < (64u << 20) || stat(s->rep->path, &st))
-		return;
-	fp = fopen("/proc/self/maps", "re");
-	if (!fp)
-		return;
-	while (fgets(line, sizeof(line), fp)) {
-		unsigned long long start, end, off, ino;
-		unsigned int maj, min;
-		char perms[8];
-
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &start, &end, perms, &off, &maj,
-			   &min, &ino) != 7)
-			continue;
-		if (off || strcmp(perms, "r--p") || ino != (unsigned long long)st.st_ino ||
-		    maj != major(st.st_dev) || min != minor(st.st_dev) || end - start < size)
-			continue;
-		dm->base = (u8 *)(uintptr_t)start;
-		dm->len = size;
-		break;
-	}
-	fclose(fp);
-}
-
 /* A record's turn has come: deliver it and free its place in the queue. */
 static void emit(struct session *s, struct qhdr *ev)
 {
@@ -1178,36 +1120,19 @@ static void emit(struct session *s, struct qhdr *ev)
 int session_process(struct session *s)
 {
 	struct pd_event ev;
-	struct drop_map dm;
-	bool ordered = true, rounds = false;
-	u64 round_before = 0, round_last = 0;
+	bool ordered = true;
 	int ret;
 
 	/* perf falls back to unordered processing without sample_id_all */
 	if (!pd_reader_is_pipe(s->r) && pd_reader_nr_attrs(s->r) &&
 	    !pd_reader_attr(s->r, 0)->sample_id_all)
 		ordered = false;
-	find_mapping(s, &dm);
 	while ((ret = report_next(s->rep, &ev)) > 0) {
 		const struct pd_record_header *h = ev.header;
-		u64 safe = round_before;
 
-		if (!rounds)
-			safe = ev.offset > (1u << 20) ? ev.offset - (1u << 20) : 0;
-
-		if (dm.base && safe > dm.dropped + (32u << 20)) {
-			u64 upto = safe & ~(u64)4095;
-
-			if (upto <= dm.len) {
-				madvise(dm.base + dm.dropped, upto - dm.dropped, MADV_DONTNEED);
-				dm.dropped = upto;
-			}
-		}
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
-			if (read_sample(s, h, ordered,
-					dm.base && !ev.compressed && (const u8 *)h >= dm.base &&
-					    (const u8 *)h + h->size <= dm.base + dm.len))
+			if (read_sample(s, h, ordered))
 				return -1;
 			break;
 		case PERF_RECORD_MMAP:
@@ -1244,10 +1169,6 @@ int session_process(struct session *s)
 			if (ordered) {
 				queue_flush(s, s->q->next_flush);
 				s->q->next_flush = s->q->max_time;
-				/* what was read before the previous round has all gone out now */
-				round_before = round_last;
-				round_last = ev.offset;
-				rounds = true;
 			}
 			break;
 		}
