@@ -115,7 +115,7 @@ void dsos_exit(struct dsos *d)
 	struct dso *dso, *next;
 	size_t len;
 
-	free(kernel_prefetched(d, &len, true));
+	free(kernel_prefetched(d, NULL, &len, true));
 	prefetch_stop(d);
 	sym_demangle_exit();
 	for (dso = d->first; dso; dso = next) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/kallsyms read ahead for prec report (see symbols.h): a thread started early reads it
- * whole, kernel.c's kernel_load() takes the text, and dsos_exit() stops the thread when no kernel
+ * kallsyms read ahead for prec report (see symbols.h): a thread started early reads the file
+ * kernel_kallsyms_path() names whole, kernel.c's kernel_load() takes the text, and dsos_exit() stops the thread when no kernel
  * address ever came up. Both sides use it, so it sits below them both and knows neither.
  */
 #include "config.h"
@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "report/symbols-internal.h"
@@ -17,14 +18,16 @@
 
 /*
  * Reading /proc/kallsyms is slow (the kernel formats every line: tens of milliseconds), and
- * prec report needs it only when the first kernel address comes up: a thread reads it from the
- * start, while the main thread reads the file, and kernel_load() takes what it read.
+ * prec report needs it only when the first kernel address comes up: a thread reads it (or the
+ * build-id cache's copy) from the start, while the main thread reads the file, and kernel_load()
+ * takes what it read.
  */
 struct kallsyms_prefetch {
 	pthread_t thread;
 	char *buf; /* NULL when it could not be read: kernel_load() reads it itself */
 	size_t len;
-	int fd;	   /* the thread's, for its cancellation cleanup */
+	char *path; /* what it reads */
+	int fd;	    /* the thread's, for its cancellation cleanup */
 	char *tmp; /* the buffer being filled */
 };
 
@@ -81,7 +84,7 @@ static void *kallsyms_reader(void *arg)
 {
 	struct kallsyms_prefetch *k = arg;
 
-	k->fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	k->fd = open(k->path, O_RDONLY | O_CLOEXEC);
 	if (k->fd < 0)
 		return NULL;
 	pthread_cleanup_push(kallsyms_reader_cleanup, k);
@@ -93,7 +96,7 @@ static void *kallsyms_reader(void *arg)
 	return NULL;
 }
 
-void kernel_prefetch(struct dsos *d)
+void kernel_prefetch(struct dsos *d, const char *path)
 {
 	struct kallsyms_prefetch *k;
 
@@ -101,7 +104,9 @@ void kernel_prefetch(struct dsos *d)
 		return;
 	k = xcalloc(1, sizeof(*k));
 	k->fd = -1;
+	k->path = xstrdup(path);
 	if (pthread_create(&k->thread, NULL, kallsyms_reader, k)) {
+		free(k->path);
 		free(k);
 		return;
 	}
@@ -112,7 +117,7 @@ void kernel_prefetch(struct dsos *d)
  * What the prefetch thread read (malloc'ed, the caller frees), or NULL; with cancel, the
  * thread is stopped where it is (nobody needs kallsyms any more).
  */
-char *kernel_prefetched(struct dsos *d, size_t *len, bool cancel)
+char *kernel_prefetched(struct dsos *d, const char *path, size_t *len, bool cancel)
 {
 	struct kallsyms_prefetch *k = d->kpre;
 	char *buf;
@@ -124,6 +129,11 @@ char *kernel_prefetched(struct dsos *d, size_t *len, bool cancel)
 	pthread_join(k->thread, NULL);
 	buf = k->buf;
 	*len = k->len;
+	if (path && strcmp(path, k->path)) {
+		free(buf);
+		buf = NULL;
+	}
+	free(k->path);
 	free(k);
 	d->kpre = NULL;
 	return buf;

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "report/symbols-internal.h"
@@ -168,46 +170,77 @@ static int ksym_load_one(const struct kallsyms_sym *s, void *arg)
 	return 0;
 }
 
+/* Whether the file at path was last written during this boot. */
+static bool written_this_boot(const struct stat *st)
+{
+	struct timespec now, up;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) || clock_gettime(CLOCK_BOOTTIME, &up))
+		return false;
+	return st->st_mtime >= now.tv_sec - up.tv_sec;
+}
+
+int kernel_kallsyms_path(const struct dsos *d, const struct dso *kernel, char *path)
+{
+	char hex[BUILD_ID_HEX_SIZE];
+	u8 id[BUILD_ID_MAX];
+	u8 idsize = 0;
+	struct stat st;
+	bool running, copy;
+
+	if (!kernel->has_build_id)
+		goto proc;
+	running = !build_id_from_notes_file("/sys/kernel/notes", id, &idsize) &&
+		  idsize >= kernel->build_id_size &&
+		  !memcmp(id, kernel->build_id, kernel->build_id_size);
+	build_id_hex(hex, kernel->build_id, kernel->build_id_size);
+	if (snprintf(path, PATH_MAX, "%s/[kernel.kallsyms]/%s/kallsyms", d->home_debug, hex) >=
+	    PATH_MAX)
+		goto proc;
+	copy = !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, R_OK);
+	/*
+	 * perf record saves the copy once per kernel build: one from an earlier boot has that
+	 * boot's module addresses, which /proc/modules no longer gives, so the running kernel's
+	 * symbols then come from /proc/kallsyms.
+	 */
+	if (copy && (!running || written_this_boot(&st)))
+		return 0;
+	if (!running)
+		return -ENOENT;
+proc:
+	snprintf(path, PATH_MAX, "/proc/kallsyms");
+	return 0;
+}
+
 void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc)
 {
-	const char *path = "/proc/kallsyms";
-	char cached[PATH_MAX], hex[BUILD_ID_HEX_SIZE];
+	char path[PATH_MAX], hex[BUILD_ID_HEX_SIZE];
 	struct ksym_load kl = {.d = d, .kernel = kernel};
 	struct reloc_scan r = {0};
 	struct dso *mdso;
-	u8 id[BUILD_ID_MAX];
-	u8 idsize = 0;
 	size_t len;
-	char *buf;
+	char *buf = NULL;
 
 	if (kernel->loaded)
 		return;
 	kernel->loaded = true;
 	if (symbols_conf.kallsyms) {
 		/* as perf: the file given is taken as it is, whatever kernel recorded */
-		path = symbols_conf.kallsyms;
+		snprintf(path, sizeof(path), "%s", symbols_conf.kallsyms);
 	} else if (symbols_conf.symfs) {
 		/* as perf: under a symfs, the local kallsyms is not the recorded machine's */
 		kernel->status = DSO_MISSING;
 		return;
-	} else if (kernel->has_build_id &&
-		   (build_id_from_notes_file("/sys/kernel/notes", id, &idsize) ||
-		    idsize < kernel->build_id_size ||
-		    memcmp(id, kernel->build_id, kernel->build_id_size))) {
-		/* recorded on another kernel: its kallsyms from the build-id cache (perf's path) */
+	} else if (kernel_kallsyms_path(d, kernel, path)) {
 		build_id_hex(hex, kernel->build_id, kernel->build_id_size);
-		snprintf(cached, sizeof(cached), "%s/[kernel.kallsyms]/%s/kallsyms", d->home_debug,
-			 hex);
-		if (access(cached, R_OK)) {
-			warning("the recording's kernel (build-id %s) is not the running one and "
-				"%s is missing; kernel samples are left unresolved",
-				hex, cached);
-			kernel->status = DSO_MISMATCH;
-			return;
-		}
-		path = cached;
+		warning("the recording's kernel (build-id %s) is not the running one and "
+			"%s is missing; kernel samples are left unresolved",
+			hex, path);
+		kernel->status = DSO_MISMATCH;
+		return;
+	} else {
+		buf = kernel_prefetched(d, path, &len, false);
 	}
-	buf = path == cached || symbols_conf.kallsyms ? NULL : kernel_prefetched(d, &len, false);
 	if (!buf)
 		buf = read_whole(path, &len);
 	if (!buf) {

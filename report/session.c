@@ -23,6 +23,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1216,8 +1217,11 @@ void session_init(struct session *s, struct report *rep, sample_fn fn, void *arg
 	/* kallsyms will be needed when some event samples the kernel (pipe mode: not known yet) */
 	for (u32 i = 0; i < pd_reader_nr_attrs(s->r) || !pd_reader_nr_attrs(s->r); i++) {
 		if (i >= pd_reader_nr_attrs(s->r) || !pd_reader_attr(s->r, i)->exclude_kernel) {
-			if (!symbols_conf.kallsyms && !symbols_conf.symfs)
-				kernel_prefetch(&s->dsos);
+			char path[PATH_MAX];
+
+			if (!symbols_conf.kallsyms && !symbols_conf.symfs &&
+			    !kernel_kallsyms_path(&s->dsos, s->kernel, path))
+				kernel_prefetch(&s->dsos, path);
 			break;
 		}
 	}

@@ -37,12 +37,13 @@ const char *demangle(const char *name, char *buf, size_t len);
 /* ---- kernel-prefetch.c ---- */
 
 /**
- * kernel_prefetched - what kernel_prefetch()'s thread read of /proc/kallsyms; with cancel, the
- * thread is stopped where it is (nobody needs kallsyms any more).
+ * kernel_prefetched - what kernel_prefetch()'s thread read of path (NULL: of whichever file);
+ * with cancel, the thread is stopped where it is (nobody needs kallsyms any more).
  *
- * Return: the text (malloc'ed, the caller frees) with its length in *len, or NULL.
+ * Return: the text (malloc'ed, the caller frees) with its length in *len, or NULL when nothing
+ * was read or it was another file.
  */
-char *kernel_prefetched(struct dsos *d, size_t *len, bool cancel);
+char *kernel_prefetched(struct dsos *d, const char *path, size_t *len, bool cancel);
 
 /* ---- sym.c ---- */
 

@@ -228,9 +228,8 @@ struct kernel_info {
 struct maps;
 
 /**
- * kernel_load - read /proc/kallsyms (or the build-id cache's copy when the recording's kernel
- * build-id is not the running kernel's) into kernel, and the symbols of the modules into the
- * module dsos of kmaps, whose addresses are taken from /proc/modules.
+ * kernel_load - read the kallsyms kernel_kallsyms_path() names into kernel, and the symbols of
+ * the modules into the module dsos of kmaps, whose addresses are taken from /proc/modules.
  * @reloc: the address of _text in the recording (the kernel MMAP's pgoff), 0 if unknown
  *
  * Return: nothing; the kernel dso's status says what happened.
@@ -238,10 +237,22 @@ struct maps;
 void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc);
 
 /**
- * kernel_prefetch - start reading /proc/kallsyms in a thread, for kernel_load() to use; the
- * thread is joined by kernel_load() or dsos_exit().
+ * kernel_kallsyms_path - where kernel_load() takes the kernel's symbols from: the build-id
+ * cache's copy of the recorded kernel's kallsyms when it is there (a regular file, quick to read,
+ * unlike /proc/kallsyms, which the kernel formats line by line) and was saved during this boot
+ * or the recorded kernel is not the running one; else /proc/kallsyms.
+ * @path: PATH_MAX bytes
+ *
+ * Return: 0 with the file in path, or -ENOENT when the recorded kernel is not the running one
+ * and the cache has no copy of its kallsyms (path is then the copy that is missing).
  */
-void kernel_prefetch(struct dsos *d);
+int kernel_kallsyms_path(const struct dsos *d, const struct dso *kernel, char *path);
+
+/**
+ * kernel_prefetch - start reading the kallsyms file path in a thread, for kernel_load() to use;
+ * the thread is joined by kernel_load() or dsos_exit().
+ */
+void kernel_prefetch(struct dsos *d, const char *path);
 
 /**
  * kernel_running_range - _text and _etext of the running kernel, from /proc/kallsyms (cheap:
