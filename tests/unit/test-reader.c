@@ -1173,6 +1173,90 @@ static void test_names(void)
 	ok(!pd_feature_name(0) && !pd_feature_name(40), "no name for bit 0 or unknown bits");
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* A data section larger than what the reader reads at a time */
+
+/* Record i: an unknown type (handed out, never decoded), of any size, its bytes from i. */
+static u16 big_size(u32 i)
+{
+	return (u16)(8 + (i * 37u) % 4001u);
+}
+
+static void add_big(struct pd_buf *b, u32 i)
+{
+	size_t start;
+
+	rec_begin(b, 70, 0, &start);
+	for (u32 k = 8; k < big_size(i); k++) {
+		u8 v = (u8)(i + k);
+
+		pd_buf_append(b, &v, 1);
+	}
+	rec_end(b, start);
+}
+
+static bool big_ok(const struct pd_event *ev, u32 i, u64 off)
+{
+	const u8 *p = (const u8 *)ev->header;
+
+	if (ev->header->type != 70 || ev->header->size != big_size(i) || ev->offset != off ||
+	    !aligned(p))
+		return false;
+	for (u32 k = 8; k < big_size(i); k++)
+		if (p[k] != (u8)(i + k))
+			return false;
+	return true;
+}
+
+static void test_large(void)
+{
+	struct file_attr fa = {.attr = full_attr()};
+	struct pd_buf data = PD_BUF_INIT;
+	struct pd_reader *r = NULL;
+	struct pd_event ev;
+	const u32 nr = 2500;
+	u32 i, good;
+	u64 off, doff;
+	char *path;
+	int ret;
+
+	for (i = 0; i < nr; i++)
+		add_big(&data, i);
+	path = write_file(&fa, 1, data.data, data.len, NULL, 0, false);
+	ok(data.len > 4 * 1024 * 1024, "a data section of over 4 MiB");
+	is(pd_reader_open(&r, path, 0), 0, "it opens");
+	doff = pd_reader_header(r)->data.offset;
+	for (int pass = 0; pass < 2; pass++) {
+		good = 0;
+		off = doff;
+		for (i = 0; pd_reader_next(r, &ev) == 1; i++) {
+			if (i < nr && big_ok(&ev, i, off))
+				good++;
+			off += i < nr ? big_size(i) : 0;
+		}
+		is(good, nr,
+		   pass ? "after rewind: every record again"
+			: "every record, whole, aligned, at its offset, in order");
+		pd_reader_rewind(r);
+	}
+
+	/* the file cut short while it is read: an error naming the offset, not a crash */
+	for (i = 0; i < 10; i++)
+		pd_reader_next(r, &ev);
+	if (truncate(path, (off_t)(doff + data.len / 2)))
+		abort();
+	while ((ret = pd_reader_next(r, &ev)) == 1)
+		;
+	if (!ok(ret == -EIO && strstr(pd_reader_errmsg(r), "at offset 0x") &&
+		    strstr(pd_reader_errmsg(r), "shrank"),
+		"a file that shrinks while it is read gives an error naming the offset"))
+		diag("%d: %s", ret, pd_reader_errmsg(r));
+	pd_reader_close(r);
+	unlink(path);
+	free(path);
+	pd_buf_release(&data);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -1195,6 +1279,7 @@ int main(void)
 #endif
 	test_pipe();
 	test_headers();
+	test_large();
 	rmdir(tmpdir);
 	return done_testing();
 }
