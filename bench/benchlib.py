@@ -8,6 +8,7 @@ The scripts in bench/ import it from their own directory:
 import os
 import re
 import subprocess
+import time
 
 # The workload wrapper: runs its command and writes to a file what it and its command cost
 # (user + system seconds), so that the recorder's CPU time is the recorder's tree's minus this.
@@ -82,3 +83,16 @@ def lost_samples(path, text=None):
 def hot3_cpu(text):
     """The CPU seconds of every `hot3 -r` run whose line is in text, summed."""
     return sum(float(x) for x in re.findall(r"^hot3: .* wall, ([0-9.]+) s CPU$", text, re.M))
+
+
+def run_measured(argv, out=subprocess.DEVNULL):
+    """Run argv with its stdout to out and stderr discarded; return (wall seconds, user + system
+    seconds, peak resident set in KiB), or raise CalledProcessError when it fails."""
+    t = time.monotonic()
+    p = subprocess.Popen(argv, stdout=out, stderr=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode:
+        raise subprocess.CalledProcessError(p.returncode, argv)
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss
