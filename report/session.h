@@ -97,10 +97,10 @@ struct psample {
 	u16 cpumode;
 	u32 nr_chain;	     /* 0 without PERF_SAMPLE_CALLCHAIN */
 	bool chain_recorded; /* its event has PERF_SAMPLE_CALLCHAIN */
-	const u64 *chain;    /* in the file's mapping, or a copy in the queue: valid in the call */
+	const u64 *chain;    /* a copy in the queue (or the unwound chain): valid in the call */
 	/*
 	 * With session.want_user_stacks, what dwarf call graphs record (REGS_USER, STACK_USER),
-	 * where the chain is: uregs NULL when the sample has none. The session unwinds them and
+	 * copied with the chain: uregs NULL when the sample has none. The session unwinds them and
 	 * appends the user frames to chain before the view sees the sample.
 	 */
 	u64 uregs_abi, uregs_mask;
