@@ -1249,10 +1249,11 @@ static int input_fill(struct pd_reader *r, size_t need)
 				    (unsigned long long)at, r->pipe ? "pipe" : "file",
 				    strerror(errno));
 		if (n == 0 && !r->pipe)
-			return fail(r, -EIO,
-				    "at offset %#llx: the file ends before its data section (%#llx): "
-				    "it shrank while being read",
-				    (unsigned long long)at, (unsigned long long)r->data_end);
+			return fail(
+			    r, -EIO,
+			    "at offset %#llx: the file ends before its data section (%#llx): "
+			    "it shrank while being read",
+			    (unsigned long long)at, (unsigned long long)r->data_end);
 		if (n == 0)
 			r->in_eof = true;
 		r->in_len += (size_t)n;

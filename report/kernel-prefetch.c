@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kallsyms read ahead for prec report (see symbols.h): a thread started early reads the file
- * kernel_kallsyms_path() names whole, kernel.c's kernel_load() takes the text, and dsos_exit() stops the thread when no kernel
- * address ever came up. Both sides use it, so it sits below them both and knows neither.
+ * kernel_kallsyms_path() names whole, kernel.c's kernel_load() takes the text, and dsos_exit()
+ * stops the thread when no kernel address ever came up. Both sides use it, so it sits below them
+ * both and knows neither.
  */
 #include "config.h"
 
@@ -28,7 +29,7 @@ struct kallsyms_prefetch {
 	size_t len;
 	char *path; /* what it reads */
 	int fd;	    /* the thread's, for its cancellation cleanup */
-	char *tmp; /* the buffer being filled */
+	char *tmp;  /* the buffer being filled */
 };
 
 /* A cancelled reader (dsos_exit() before any kernel address came up) frees what it had. */

@@ -170,7 +170,7 @@ static int ksym_load_one(const struct kallsyms_sym *s, void *arg)
 	return 0;
 }
 
-/* Whether the file at path was last written during this boot. */
+/* Whether the file st describes was last written during this boot. */
 static bool written_this_boot(const struct stat *st)
 {
 	struct timespec now, up;
