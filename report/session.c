@@ -838,6 +838,7 @@ static void sort_qents(struct qent *v, struct qent *tmp, u32 n)
 }
 
 static void emit(struct session *s, struct qhdr *ev);
+static u32 unwind_ahead(struct session *s, const struct qent *v, u32 n, u64 limit);
 
 static void queue_flush(struct session *s, u64 limit)
 {
@@ -855,8 +856,14 @@ static void queue_flush(struct session *s, u64 limit)
 		while (i < ns)
 			q->v[k++] = q->tmp[i++];
 	}
-	for (i = 0; i < n && q->v[i].time <= limit; i++)
-		emit(s, q->v[i].ev);
+	for (i = 0; i < n && q->v[i].time <= limit;) {
+		/* the samples up to the next other record: their stacks unwound together first */
+		u32 run = unwind_ahead(s, q->v + i, n - i, limit);
+
+		do
+			emit(s, q->v[i++].ev);
+		while (run && --run);
+	}
 	if (i) {
 		q->last_flush = q->v[i - 1].time;
 		memmove(q->v, q->v + i, (n - i) * sizeof(*q->v));
@@ -886,20 +893,19 @@ static void queue_free(struct queue *q)
 /* The most user frames unwound for a sample: perf's PERF_MAX_STACK_DEPTH. */
 #define UNWIND_MAX 127
 
-/*
- * A dwarf sample's chain as perf builds it: the kernel's callchain (with exclude_callchain_user
- * the kernel frames only), then the user frames unwound from the sample's registers and stack.
- */
-static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
-{
-	struct unwind_sample us = {
-		.pid = p->pid, .tid = p->tid, .abi = p->uregs_abi, .regs_mask = p->uregs_mask,
-		.regs = p->uregs, .stack = p->ustack, .stack_size = p->ustack_size,
-	};
-	u32 n, max = s->max_stack > 0 && s->max_stack < UNWIND_MAX ? (u32)s->max_stack : UNWIND_MAX;
-	const char *path;
-	int err;
+/* The most samples unwound together: their frames wait in the session until delivered. */
+#define UNWIND_AHEAD 1024
 
+struct unwind_ahead {
+	struct unwind_job jobs[UNWIND_AHEAD];
+	const struct psample *p[UNWIND_AHEAD]; /* whose each job is */
+	u64 frames[UNWIND_AHEAD][UNWIND_MAX];
+	u32 nr, at; /* the jobs, and the next to be delivered */
+};
+
+/* The session's unwinder, made for the first sample with a user stack. */
+static struct unwinder *session_unwinder(struct session *s)
+{
 	if (!s->unwind_tried) {
 		s->unwind_tried = true;
 		s->unwinder = unwinder_new(&s->dsos);
@@ -909,7 +915,71 @@ static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
 				"kernel part only",
 				s->rep->path);
 	}
-	if (!s->unwinder)
+	return s->unwinder;
+}
+
+static u32 unwind_max(const struct session *s)
+{
+	return s->max_stack > 0 && s->max_stack < UNWIND_MAX ? (u32)s->max_stack : UNWIND_MAX;
+}
+
+static void unwind_job_of(struct unwind_job *job, struct thread *t, const struct psample *p)
+{
+	job->maps = t->maps;
+	job->smp = (struct unwind_sample){
+		.pid = p->pid, .tid = p->tid, .abi = p->uregs_abi, .regs_mask = p->uregs_mask,
+		.regs = p->uregs, .stack = p->ustack, .stack_size = p->ustack_size,
+	};
+}
+
+/*
+ * The samples at the head of v (up to the first other record or past limit): their stacks
+ * unwound at once, on the unwinder's threads, for deliver_sample() to take in order. A sample
+ * unwinds against its process's maps as of its time, which only the records between samples
+ * change: their threads are found (made) here first, in the order delivery would make them.
+ * Return: how many samples there are (0 when v starts with another record).
+ */
+static u32 unwind_ahead(struct session *s, const struct qent *v, u32 n, u64 limit)
+{
+	struct unwind_ahead *a = s->ahead;
+	u32 k, max = unwind_max(s);
+
+	for (k = 0; k < n && k < UNWIND_AHEAD && v[k].time <= limit; k++)
+		if (v[k].ev->type != PERF_RECORD_SAMPLE)
+			break;
+	if (a)
+		a->nr = a->at = 0;
+	for (u32 i = 0; i < k; i++) {
+		const struct psample *p = (const struct psample *)(v[i].ev + 1);
+		struct thread *t = thread_findnew(s, p->pid, p->tid);
+
+		if (!p->uregs || !session_unwinder(s))
+			continue;
+		if (!a)
+			a = s->ahead = xcalloc(1, sizeof(*a));
+		unwind_job_of(&a->jobs[a->nr], t, p);
+		a->jobs[a->nr].ips = a->frames[a->nr];
+		a->jobs[a->nr].max = max;
+		a->p[a->nr++] = p;
+	}
+	if (a && a->nr)
+		unwind_batch(s->unwinder, a->jobs, a->nr);
+	return k;
+}
+
+/*
+ * A dwarf sample's chain as perf builds it: the kernel's callchain (with exclude_callchain_user
+ * the kernel frames only), then the user frames unwound from the sample's registers and stack.
+ */
+static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
+{
+	struct unwind_ahead *a = s->ahead;
+	struct unwind_job job;
+	const char *path;
+	u32 n;
+	int err;
+
+	if (!session_unwinder(s))
 		return;
 	if (s->uchain_cap < p->nr_chain + 1 + UNWIND_MAX) {
 		s->uchain_cap = p->nr_chain + 1 + UNWIND_MAX;
@@ -917,7 +987,14 @@ static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
 	}
 	if (p->nr_chain)
 		memcpy(s->uchain, p->chain, (size_t)p->nr_chain * sizeof(u64));
-	n = unwind_user(s->unwinder, t->maps, &us, s->uchain + p->nr_chain + 1, max);
+	if (a && a->at < a->nr && a->p[a->at] == p) {
+		n = a->jobs[a->at].n;
+		memcpy(s->uchain + p->nr_chain + 1, a->frames[a->at++], (size_t)n * sizeof(u64));
+	} else {
+		unwind_job_of(&job, t, p);
+		n = unwind_user(s->unwinder, job.maps, &job.smp, s->uchain + p->nr_chain + 1,
+				unwind_max(s));
+	}
 	err = unwinder_open_error(s->unwinder, &path);
 	if (err)
 		warning("%s: cannot open %s to unwind user stacks: %s: call chains end early",
@@ -1321,8 +1398,16 @@ void session_exit(struct session *s)
 {
 	struct thread *t, *next;
 
+	if (s->unwinder) {
+		u64 cached, libdwfl;
+
+		unwinder_stats(s->unwinder, &cached, &libdwfl);
+		debug(1, "user stacks: %llu unwound with the binaries' cached rules, %llu with libdwfl",
+		      (unsigned long long)cached, (unsigned long long)libdwfl);
+	}
 	unwinder_free(s->unwinder);
 	free(s->uchain);
+	free(s->ahead);
 	for (t = s->all_threads; t; t = next) {
 		next = t->next;
 		maps_put(t->maps);
