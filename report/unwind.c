@@ -48,46 +48,32 @@
 #include "util/log.h"
 #include "util/xalloc.h"
 
-/*
- * For each DWARF register of x86-64, perf's number of it (PERF_REG_X86_*, the bit in
- * sample_regs_user): ax bx cx dx si di bp sp ip are 0-8, r8-r15 are 16-23.
- */
-static const u8 dwarf_from_perf[UNWIND_NR_REGS] = {
-	0,  /* rax */
-	3,  /* rdx */
-	2,  /* rcx */
-	1,  /* rbx */
-	4,  /* rsi */
-	5,  /* rdi */
-	6,  /* rbp */
-	7,  /* rsp */
-	16, /* r8 */
-	17, /* r9 */
-	18, /* r10 */
-	19, /* r11 */
-	20, /* r12 */
-	21, /* r13 */
-	22, /* r14 */
-	23, /* r15 */
-	8,  /* rip, DWARF's return address column */
-};
-
 #define DWARF_SP 7
 #define DWARF_IP 16
 
+/*
+ * For perf's x86-64 registers (PERF_REG_X86_*, the bits of sample_regs_user), DWARF's number plus
+ * one, 0 for those DWARF does not unwind (flags, the segment registers): perf's ax bx cx dx si di
+ * bp sp ip are 0-8, r8-r15 16-23; DWARF's order is rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip.
+ */
+static const u8 perf_to_dwarf[24] = {
+	[0] = 1, [1] = 4, [2] = 3, [3] = 2, [4] = 5, [5] = 6, [6] = 7, [7] = 8, [8] = 17,
+	[16] = 9, [17] = 10, [18] = 11, [19] = 12, [20] = 13, [21] = 14, [22] = 15, [23] = 16,
+};
+
 u32 unwind_regs_to_dwarf(const u64 *regs, u64 mask, u64 *out)
 {
-	u32 set = 0;
+	u32 set = 0, k = 0;
 
-	for (u32 i = 0; i < UNWIND_NR_REGS; i++) {
-		u32 bit = dwarf_from_perf[i];
+	/* the values are packed in the order of the mask's bits: one pass over the bits set */
+	for (u64 left = mask; left; left &= left - 1, k++) {
+		u32 bit = (u32)__builtin_ctzll(left), d;
 
-		if (!(mask & (1ULL << bit)))
+		if (bit >= 24 || !perf_to_dwarf[bit])
 			continue;
-		/* the values are packed: a register's place is the number of lower bits set */
-		memcpy(&out[i], &regs[__builtin_popcountll(mask & ((1ULL << bit) - 1))],
-		       sizeof(u64));
-		set |= 1u << i;
+		d = perf_to_dwarf[bit] - 1u;
+		memcpy(&out[d], &regs[k], sizeof(u64));
+		set |= 1u << d;
 	}
 	return set;
 }
@@ -549,16 +535,23 @@ static struct uw_file *file_get(struct unwinder *u, struct dso *dso)
 	return f;
 }
 
-/* The load bias of dso mapped by map: where its ELF addresses are in the process. */
-static u64 map_bias(const struct map *map)
+/*
+ * The load bias of map's binary at addr, an address in map: addr less its ELF address. That
+ * address comes from the segment holding addr's file offset, not the map's: a linker may start
+ * a segment mid-page (lld does), so that its map begins with the end of the segment before,
+ * whose addresses are another distance from their offsets. perf (start - pgoff, less the first
+ * PT_LOAD) and the kernel agree with this for the binaries GNU ld makes.
+ */
+static u64 map_bias(const struct map *map, u64 addr)
 {
 	const struct dso *dso = map->dso;
+	u64 off = addr - map->start + map->pgoff;
 
 	for (u32 i = 0; i < dso->nr_segs; i++) {
 		const struct dso_seg *g = &dso->segs[i];
 
-		if (map->pgoff >= g->offset && map->pgoff - g->offset < g->memsz)
-			return map->start - (g->vaddr + (map->pgoff - g->offset));
+		if (off >= g->offset && off - g->offset < g->memsz)
+			return addr - (g->vaddr + (off - g->offset));
 	}
 	/* no segments known: the file's addresses are its offsets (perf's start - pgoff) */
 	return map->start - map->pgoff;
@@ -635,7 +628,7 @@ static bool report_module(struct uw_state *st, u64 pc)
 	f = file_get(st->u, map->dso);
 	if (!f->elf)
 		return false;
-	o.lo = map_bias(map) + f->vlo;
+	o.lo = map_bias(map, pc) + f->vlo;
 	o.hi = o.lo + (f->vhi - f->vlo);
 	mod = dwfl_addrmodule(st->pr->dwfl, pc);
 	if (mod) {
@@ -1067,7 +1060,7 @@ static int unwind_cached(struct uw_worker *w, const struct maps *m,
 		f = worker_file(w, map);
 		if (!f)
 			return -1;
-		look -= map_bias(map);
+		look -= map_bias(map, look);
 		if (look < f->vlo || look >= f->vhi)
 			return -1;
 		rules = worker_rules(w, f, look);
