@@ -838,7 +838,7 @@ static void sort_qents(struct qent *v, struct qent *tmp, u32 n)
 }
 
 static void emit(struct session *s, struct qhdr *ev);
-static u32 unwind_ahead(struct session *s, const struct qent *v, u32 n, u64 limit);
+static bool ahead_take(struct session *s, struct qhdr *ev);
 
 static void queue_flush(struct session *s, u64 limit)
 {
@@ -856,14 +856,10 @@ static void queue_flush(struct session *s, u64 limit)
 		while (i < ns)
 			q->v[k++] = q->tmp[i++];
 	}
-	for (i = 0; i < n && q->v[i].time <= limit;) {
-		/* the samples up to the next other record: their stacks unwound together first */
-		u32 run = unwind_ahead(s, q->v + i, n - i, limit);
-
-		do
-			emit(s, q->v[i++].ev);
-		while (run && --run);
-	}
+	/* samples with stacks to unwind wait aside, to be unwound many at once (ahead_take()) */
+	for (i = 0; i < n && q->v[i].time <= limit; i++)
+		if (q->v[i].ev->type != PERF_RECORD_SAMPLE || !ahead_take(s, q->v[i].ev))
+			emit(s, q->v[i].ev);
 	if (i) {
 		q->last_flush = q->v[i - 1].time;
 		memmove(q->v, q->v + i, (n - i) * sizeof(*q->v));
@@ -893,15 +889,64 @@ static void queue_free(struct queue *q)
 /* The most user frames unwound for a sample: perf's PERF_MAX_STACK_DEPTH. */
 #define UNWIND_MAX 127
 
-/* The most samples unwound together: their frames wait in the session until delivered. */
-#define UNWIND_AHEAD 1024
+/*
+ * The most samples unwound together. Samples wait aside until there are that many, and are
+ * unwound on the unwinder's threads while the file is read on; the next ones wait meanwhile.
+ */
+#define UNWIND_AHEAD 128
 
-struct unwind_ahead {
+/* Samples out of the queue in their order, those with stacks to unwind as jobs. */
+struct ahead_buf {
+	struct qhdr *ev[UNWIND_AHEAD];
 	struct unwind_job jobs[UNWIND_AHEAD];
 	const struct psample *p[UNWIND_AHEAD]; /* whose each job is */
 	u64 frames[UNWIND_AHEAD][UNWIND_MAX];
-	u32 nr, at; /* the jobs, and the next to be delivered */
+	u32 nr_ev, nr_jobs, at; /* at: the next job to be delivered */
 };
+
+struct unwind_ahead {
+	struct ahead_buf buf[2];
+	struct ahead_buf *fill;	  /* waiting for their turn to be unwound */
+	struct ahead_buf *flight; /* being unwound on the unwinder's threads, or NULL */
+	struct ahead_buf *out;	  /* being delivered: deliver_sample() takes its frames */
+};
+
+/* Deliver the samples of b, whose stacks are unwound, in their order. */
+static void ahead_emit(struct session *s, struct ahead_buf *b)
+{
+	struct unwind_ahead *a = s->ahead;
+
+	a->out = b;
+	b->at = 0;
+	for (u32 i = 0; i < b->nr_ev; i++)
+		emit(s, b->ev[i]);
+	a->out = NULL;
+	b->nr_ev = b->nr_jobs = 0;
+}
+
+/*
+ * Deliver every sample waiting aside, before another record (or at the end): those being
+ * unwound when they are, then the others, unwound now.
+ */
+static void ahead_deliver(struct session *s)
+{
+	struct unwind_ahead *a = s->ahead;
+	struct ahead_buf *b;
+
+	if (!a || a->out)
+		return;
+	if (a->flight) {
+		b = a->flight;
+		unwind_batch_wait(s->unwinder);
+		a->flight = NULL;
+		ahead_emit(s, b);
+	}
+	b = a->fill;
+	if (b->nr_ev) {
+		unwind_batch(s->unwinder, b->jobs, b->nr_jobs);
+		ahead_emit(s, b);
+	}
+}
 
 /* The session's unwinder, made for the first sample with a user stack. */
 static struct unwinder *session_unwinder(struct session *s)
@@ -933,38 +978,49 @@ static void unwind_job_of(struct unwind_job *job, struct thread *t, const struct
 }
 
 /*
- * The samples at the head of v (up to the first other record or past limit): their stacks
- * unwound at once, on the unwinder's threads, for deliver_sample() to take in order. A sample
- * unwinds against its process's maps as of its time, which only the records between samples
- * change: their threads are found (made) here first, in the order delivery would make them.
- * Return: how many samples there are (0 when v starts with another record).
+ * Take the sample of ev out of the queue to wait aside, when it has a stack to unwind or others
+ * wait already: return false to have it delivered now. A sample unwinds against its process's
+ * maps as of its time, which only the records between samples change, and any of those
+ * delivers the samples waiting first (emit()): so their threads are found (made) here, in the
+ * order delivery would make them, and their stacks can be unwound at any time until then.
  */
-static u32 unwind_ahead(struct session *s, const struct qent *v, u32 n, u64 limit)
+static bool ahead_take(struct session *s, struct qhdr *ev)
 {
+	const struct psample *p = (const struct psample *)(ev + 1);
 	struct unwind_ahead *a = s->ahead;
-	u32 k, max = unwind_max(s);
+	struct ahead_buf *b;
+	struct thread *t;
+	bool job = p->uregs && session_unwinder(s);
 
-	for (k = 0; k < n && k < UNWIND_AHEAD && v[k].time <= limit; k++)
-		if (v[k].ev->type != PERF_RECORD_SAMPLE)
-			break;
-	if (a)
-		a->nr = a->at = 0;
-	for (u32 i = 0; i < k; i++) {
-		const struct psample *p = (const struct psample *)(v[i].ev + 1);
-		struct thread *t = thread_findnew(s, p->pid, p->tid);
-
-		if (!p->uregs || !session_unwinder(s))
-			continue;
-		if (!a)
-			a = s->ahead = xcalloc(1, sizeof(*a));
-		unwind_job_of(&a->jobs[a->nr], t, p);
-		a->jobs[a->nr].ips = a->frames[a->nr];
-		a->jobs[a->nr].max = max;
-		a->p[a->nr++] = p;
+	if (!job && (!a || (!a->fill->nr_ev && !a->flight)))
+		return false;
+	if (!a) {
+		a = s->ahead = xcalloc(1, sizeof(*a));
+		a->fill = &a->buf[0];
 	}
-	if (a && a->nr)
-		unwind_batch(s->unwinder, a->jobs, a->nr);
-	return k;
+	b = a->fill;
+	t = thread_findnew(s, p->pid, p->tid);
+	b->ev[b->nr_ev++] = ev;
+	if (job) {
+		unwind_job_of(&b->jobs[b->nr_jobs], t, p);
+		b->jobs[b->nr_jobs].ips = b->frames[b->nr_jobs];
+		b->jobs[b->nr_jobs].max = unwind_max(s);
+		b->p[b->nr_jobs++] = p;
+	}
+	if (b->nr_ev < UNWIND_AHEAD)
+		return true;
+	/* full: the ones unwound meanwhile go out, and these are unwound while more are read */
+	if (a->flight) {
+		struct ahead_buf *done = a->flight;
+
+		unwind_batch_wait(s->unwinder);
+		a->flight = NULL;
+		ahead_emit(s, done);
+	}
+	a->flight = b;
+	a->fill = b == &a->buf[0] ? &a->buf[1] : &a->buf[0];
+	unwind_batch_start(s->unwinder, b->jobs, b->nr_jobs);
+	return true;
 }
 
 /*
@@ -973,7 +1029,7 @@ static u32 unwind_ahead(struct session *s, const struct qent *v, u32 n, u64 limi
  */
 static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
 {
-	struct unwind_ahead *a = s->ahead;
+	struct ahead_buf *b = s->ahead ? s->ahead->out : NULL;
 	struct unwind_job job;
 	const char *path;
 	u32 n;
@@ -987,9 +1043,9 @@ static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
 	}
 	if (p->nr_chain)
 		memcpy(s->uchain, p->chain, (size_t)p->nr_chain * sizeof(u64));
-	if (a && a->at < a->nr && a->p[a->at] == p) {
-		n = a->jobs[a->at].n;
-		memcpy(s->uchain + p->nr_chain + 1, a->frames[a->at++], (size_t)n * sizeof(u64));
+	if (b && b->at < b->nr_jobs && b->p[b->at] == p) {
+		n = b->jobs[b->at].n;
+		memcpy(s->uchain + p->nr_chain + 1, b->frames[b->at++], (size_t)n * sizeof(u64));
 	} else {
 		unwind_job_of(&job, t, p);
 		n = unwind_user(s->unwinder, job.maps, &job.smp, s->uchain + p->nr_chain + 1,
@@ -1248,6 +1304,7 @@ static void find_mapping(struct session *s, struct drop_map *dm)
 /* A record's turn has come: deliver it and free its place in the queue. */
 static void emit(struct session *s, struct qhdr *ev)
 {
+	ahead_deliver(s);
 	deliver(s, ev);
 	queue_release(s->q, ev);
 }
@@ -1275,6 +1332,8 @@ int session_process(struct session *s)
 		if (dm.base && safe > dm.dropped + (32u << 20)) {
 			u64 upto = safe & ~(u64)4095;
 
+			/* samples waiting aside to be unwound point into those pages: out first */
+			ahead_deliver(s);
 			if (upto <= dm.len) {
 				madvise(dm.base + dm.dropped, upto - dm.dropped, MADV_DONTNEED);
 				dm.dropped = upto;
@@ -1332,6 +1391,7 @@ int session_process(struct session *s)
 	if (ret < 0)
 		return -1;
 	queue_flush(s, ~0ULL);
+	ahead_deliver(s);
 	s->nr_unordered = s->q->nr_unordered;
 	return 0;
 }

@@ -218,6 +218,7 @@ struct unwinder {
 	struct unwind_job *jobs;
 	u32 nr_jobs, next_job, busy;
 	u64 batch_gen;
+	bool in_flight; /* a batch started and not waited for */
 	bool quit;
 };
 
@@ -473,6 +474,7 @@ void unwinder_forget(struct unwinder *u, struct maps *m)
 
 	if (!u || !u->procs.ix.mask)
 		return;
+	unwind_batch_wait(u);
 	hash_index_find(&u->procs.ix, hash_mix64((u64)(uintptr_t)m), table_eq, &u->procs, m, &i);
 	if (i >= 0)
 		proc_drop(u, u->procs.v[i]);
@@ -1138,6 +1140,7 @@ static u32 unwind_one(struct uw_worker *w, struct maps *m, const struct unwind_s
 u32 unwind_user(struct unwinder *u, struct maps *m, const struct unwind_sample *smp, u64 *ips,
 		u32 max)
 {
+	unwind_batch_wait(u);
 	return unwind_one(u->workers[0], m, smp, ips, max);
 }
 
@@ -1203,16 +1206,9 @@ static void start_threads(struct unwinder *u)
 	}
 }
 
-void unwind_batch(struct unwinder *u, struct unwind_job *jobs, u32 nr)
+/* Hand the batch to the started threads. */
+static void post_batch(struct unwinder *u, struct unwind_job *jobs, u32 nr)
 {
-	if (u->nr_threads > 1 && nr >= UW_BATCH_MIN)
-		start_threads(u);
-	if (u->nr_threads <= 1 || nr < UW_BATCH_MIN || !u->nr_started) {
-		for (u32 i = 0; i < nr; i++)
-			jobs[i].n = unwind_one(u->workers[0], jobs[i].maps, &jobs[i].smp, jobs[i].ips,
-					       jobs[i].max);
-		return;
-	}
 	pthread_mutex_lock(&u->pool_lock);
 	u->jobs = jobs;
 	u->nr_jobs = nr;
@@ -1221,11 +1217,53 @@ void unwind_batch(struct unwinder *u, struct unwind_job *jobs, u32 nr)
 	u->batch_gen++;
 	pthread_cond_broadcast(&u->pool_start);
 	pthread_mutex_unlock(&u->pool_lock);
-	run_jobs(u->workers[0], jobs, nr);
+}
+
+static void run_here(struct unwinder *u, struct unwind_job *jobs, u32 nr)
+{
+	for (u32 i = 0; i < nr; i++)
+		jobs[i].n = unwind_one(u->workers[0], jobs[i].maps, &jobs[i].smp, jobs[i].ips,
+				       jobs[i].max);
+}
+
+void unwind_batch_wait(struct unwinder *u)
+{
+	if (!u || !u->in_flight)
+		return;
 	pthread_mutex_lock(&u->pool_lock);
 	while (u->busy)
 		pthread_cond_wait(&u->pool_done, &u->pool_lock);
 	pthread_mutex_unlock(&u->pool_lock);
+	u->in_flight = false;
+}
+
+void unwind_batch_start(struct unwinder *u, struct unwind_job *jobs, u32 nr)
+{
+	unwind_batch_wait(u);
+	if (u->nr_threads > 1)
+		start_threads(u);
+	if (u->nr_threads <= 1 || !u->nr_started) {
+		run_here(u, jobs, nr);
+		return;
+	}
+	post_batch(u, jobs, nr);
+	u->in_flight = true;
+}
+
+void unwind_batch(struct unwinder *u, struct unwind_job *jobs, u32 nr)
+{
+	unwind_batch_wait(u);
+	if (u->nr_threads > 1 && nr >= UW_BATCH_MIN)
+		start_threads(u);
+	if (u->nr_threads <= 1 || nr < UW_BATCH_MIN || !u->nr_started) {
+		run_here(u, jobs, nr);
+		return;
+	}
+	post_batch(u, jobs, nr);
+	/* this thread takes its share too */
+	run_jobs(u->workers[0], jobs, nr);
+	u->in_flight = true;
+	unwind_batch_wait(u);
 }
 
 #else
@@ -1286,6 +1324,16 @@ void unwind_batch(struct unwinder *u, struct unwind_job *jobs, u32 nr)
 	(void)u;
 	for (u32 i = 0; i < nr; i++)
 		jobs[i].n = 0;
+}
+
+void unwind_batch_start(struct unwinder *u, struct unwind_job *jobs, u32 nr)
+{
+	unwind_batch(u, jobs, nr);
+}
+
+void unwind_batch_wait(struct unwinder *u)
+{
+	(void)u;
 }
 
 #endif

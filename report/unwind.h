@@ -9,8 +9,8 @@
  * State is per unwinder: the binaries, each opened once with the rules of the frames seen in it;
  * per process the modules reported to libdwfl, with their CFI cached for every later sample while
  * the process lives and is among the most recently sampled. One thread calls the unwinder at a
- * time; unwind_batch() spreads a batch over threads of its own. Without libdw, unwinder_new()
- * gives NULL.
+ * time; unwind_batch() and unwind_batch_start() spread a batch over threads of its own. Without
+ * libdw, unwinder_new() gives NULL.
  */
 #ifndef PREC_REPORT_UNWIND_H
 #define PREC_REPORT_UNWIND_H
@@ -114,5 +114,18 @@ struct unwind_job {
  * change until it returns; the frames are the same whatever the number of threads.
  */
 void unwind_batch(struct unwinder *u, struct unwind_job *jobs, u32 nr);
+
+/**
+ * unwind_batch_start - unwind_batch() on the unwinder's own threads, returning at once (when it
+ * has none: once all are unwound), so that the caller can do other work meanwhile; the maps
+ * and the jobs must stay as they are until unwind_batch_wait() returns.
+ */
+void unwind_batch_start(struct unwinder *u, struct unwind_job *jobs, u32 nr);
+
+/**
+ * unwind_batch_wait - wait until the batch unwind_batch_start() began is all unwound (at once
+ * when there is none).
+ */
+void unwind_batch_wait(struct unwinder *u);
 
 #endif
