@@ -1462,7 +1462,8 @@ void session_exit(struct session *s)
 		u64 cached, libdwfl;
 
 		unwinder_stats(s->unwinder, &cached, &libdwfl);
-		debug(1, "user stacks: %llu unwound with the binaries' cached rules, %llu with libdwfl",
+		debug(1, "user stacks: %llu unwound with the binaries' cached rules, %llu with "
+			 "libdwfl",
 		      (unsigned long long)cached, (unsigned long long)libdwfl);
 	}
 	unwinder_free(s->unwinder);

@@ -1085,7 +1085,8 @@ static int unwind_cached(struct uw_worker *w, const struct maps *m,
 				next[i] = regs[i];
 				break;
 			case UW_AT_CFA:
-				have = cfa_ok && read_word(w, m, smp, sp, cfa + (u64)r->off, &next[i]);
+				have = cfa_ok &&
+				       read_word(w, m, smp, sp, cfa + (u64)r->off, &next[i]);
 				break;
 			case UW_VAL_CFA:
 				have = cfa_ok;
@@ -1157,8 +1158,11 @@ static void run_jobs(struct uw_worker *w, struct unwind_job *jobs, u32 nr)
 
 		if (i >= nr)
 			return;
-		for (u32 j = i; j < i + UW_CHUNK && j < nr; j++)
-			jobs[j].n = unwind_one(w, jobs[j].maps, &jobs[j].smp, jobs[j].ips, jobs[j].max);
+		for (u32 j = i; j < i + UW_CHUNK && j < nr; j++) {
+			struct unwind_job *job = &jobs[j];
+
+			job->n = unwind_one(w, job->maps, &job->smp, job->ips, job->max);
+		}
 	}
 }
 

@@ -46,7 +46,8 @@ same_ways() {
 		PREC_UNWIND_THREADS=2 PREC_UNWIND_CFI=0 "$PREC" report -v -q -i "$f" --folded \
 			>dwfl.folded 2>dwfl.err &&
 		PREC_UNWIND_THREADS=1 "$PREC" report -i "$f" --stdio --no-children >one.out &&
-		PREC_UNWIND_THREADS=2 "$PREC" report -i "$f" --stdio --no-children >two.out || return 1
+		PREC_UNWIND_THREADS=2 "$PREC" report -i "$f" --stdio --no-children >two.out ||
+		return 1
 	grep "user stacks" one.err dwfl.err
 	n=$(sed -n "s/.*user stacks: \([0-9]*\) unwound with the binaries.*/\1/p" one.err)
 	[ "${n:-0}" -gt 0 ] && grep -q "user stacks: 0 unwound with the binaries" dwfl.err &&
@@ -191,7 +192,8 @@ if have libdw; then
 	if rec_prec precd --call-graph dwarf -- "$NOFP" 0.3 >/dev/null 2>&1; then
 		test_expect "prec's dwarf recording: the call graphs are perf's" '
 			same_graph precd.data 6 && same_graph precd.data 6 -g caller'
-		test_expect "prec's dwarf recording: the same stacks every way" 'same_ways precd.data'
+		test_expect "prec's dwarf recording: the same stacks every way" '
+			same_ways precd.data'
 	else
 		test_skip "prec's dwarf recording" "prec record does not record dwarf call graphs"
 	fi
