@@ -837,6 +837,7 @@ static void sort_qents(struct qent *v, struct qent *tmp, u32 n)
 }
 
 static void emit(struct session *s, struct qhdr *ev);
+static bool ahead_take(struct session *s, struct qhdr *ev);
 
 static void queue_flush(struct session *s, u64 limit)
 {
@@ -854,8 +855,10 @@ static void queue_flush(struct session *s, u64 limit)
 		while (i < ns)
 			q->v[k++] = q->tmp[i++];
 	}
+	/* samples with stacks to unwind wait aside, to be unwound many at once (ahead_take()) */
 	for (i = 0; i < n && q->v[i].time <= limit; i++)
-		emit(s, q->v[i].ev);
+		if (q->v[i].ev->type != PERF_RECORD_SAMPLE || !ahead_take(s, q->v[i].ev))
+			emit(s, q->v[i].ev);
 	if (i) {
 		q->last_flush = q->v[i - 1].time;
 		memmove(q->v, q->v + i, (n - i) * sizeof(*q->v));
@@ -886,19 +889,67 @@ static void queue_free(struct queue *q)
 #define UNWIND_MAX 127
 
 /*
- * A dwarf sample's chain as perf builds it: the kernel's callchain (with exclude_callchain_user
- * the kernel frames only), then the user frames unwound from the sample's registers and stack.
+ * The most samples unwound together. Samples wait aside until there are that many, and are
+ * unwound on the unwinder's threads while the file is read on; the next ones wait meanwhile.
  */
-static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
-{
-	struct unwind_sample us = {
-		.pid = p->pid, .tid = p->tid, .abi = p->uregs_abi, .regs_mask = p->uregs_mask,
-		.regs = p->uregs, .stack = p->ustack, .stack_size = p->ustack_size,
-	};
-	u32 n, max = s->max_stack > 0 && s->max_stack < UNWIND_MAX ? (u32)s->max_stack : UNWIND_MAX;
-	const char *path;
-	int err;
+#define UNWIND_AHEAD 128
 
+/* Samples out of the queue in their order, those with stacks to unwind as jobs. */
+struct ahead_buf {
+	struct qhdr *ev[UNWIND_AHEAD];
+	struct unwind_job jobs[UNWIND_AHEAD];
+	const struct psample *p[UNWIND_AHEAD]; /* whose each job is */
+	u64 frames[UNWIND_AHEAD][UNWIND_MAX];
+	u32 nr_ev, nr_jobs, at; /* at: the next job to be delivered */
+};
+
+struct unwind_ahead {
+	struct ahead_buf buf[2];
+	struct ahead_buf *fill;	  /* waiting for their turn to be unwound */
+	struct ahead_buf *flight; /* being unwound on the unwinder's threads, or NULL */
+	struct ahead_buf *out;	  /* being delivered: deliver_sample() takes its frames */
+};
+
+/* Deliver the samples of b, whose stacks are unwound, in their order. */
+static void ahead_emit(struct session *s, struct ahead_buf *b)
+{
+	struct unwind_ahead *a = s->ahead;
+
+	a->out = b;
+	b->at = 0;
+	for (u32 i = 0; i < b->nr_ev; i++)
+		emit(s, b->ev[i]);
+	a->out = NULL;
+	b->nr_ev = b->nr_jobs = 0;
+}
+
+/*
+ * Deliver every sample waiting aside, before another record (or at the end): those being
+ * unwound when they are, then the others, unwound now.
+ */
+static void ahead_deliver(struct session *s)
+{
+	struct unwind_ahead *a = s->ahead;
+	struct ahead_buf *b;
+
+	if (!a || a->out)
+		return;
+	if (a->flight) {
+		b = a->flight;
+		unwind_batch_wait(s->unwinder);
+		a->flight = NULL;
+		ahead_emit(s, b);
+	}
+	b = a->fill;
+	if (b->nr_ev) {
+		unwind_batch(s->unwinder, b->jobs, b->nr_jobs);
+		ahead_emit(s, b);
+	}
+}
+
+/* The session's unwinder, made for the first sample with a user stack. */
+static struct unwinder *session_unwinder(struct session *s)
+{
 	if (!s->unwind_tried) {
 		s->unwind_tried = true;
 		s->unwinder = unwinder_new(&s->dsos);
@@ -908,7 +959,82 @@ static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
 				"kernel part only",
 				s->rep->path);
 	}
-	if (!s->unwinder)
+	return s->unwinder;
+}
+
+static u32 unwind_max(const struct session *s)
+{
+	return s->max_stack > 0 && s->max_stack < UNWIND_MAX ? (u32)s->max_stack : UNWIND_MAX;
+}
+
+static void unwind_job_of(struct unwind_job *job, struct thread *t, const struct psample *p)
+{
+	job->maps = t->maps;
+	job->smp = (struct unwind_sample){
+		.pid = p->pid, .tid = p->tid, .abi = p->uregs_abi, .regs_mask = p->uregs_mask,
+		.regs = p->uregs, .stack = p->ustack, .stack_size = p->ustack_size,
+	};
+}
+
+/*
+ * Take the sample of ev out of the queue to wait aside, when it has a stack to unwind or others
+ * wait already: return false to have it delivered now. A sample unwinds against its process's
+ * maps as of its time, which only the records between samples change, and any of those
+ * delivers the samples waiting first (emit()): so their threads are found (made) here, in the
+ * order delivery would make them, and their stacks can be unwound at any time until then.
+ */
+static bool ahead_take(struct session *s, struct qhdr *ev)
+{
+	const struct psample *p = (const struct psample *)(ev + 1);
+	struct unwind_ahead *a = s->ahead;
+	struct ahead_buf *b;
+	struct thread *t;
+	bool job = p->uregs && session_unwinder(s);
+
+	if (!job && (!a || (!a->fill->nr_ev && !a->flight)))
+		return false;
+	if (!a) {
+		a = s->ahead = xcalloc(1, sizeof(*a));
+		a->fill = &a->buf[0];
+	}
+	b = a->fill;
+	t = thread_findnew(s, p->pid, p->tid);
+	b->ev[b->nr_ev++] = ev;
+	if (job) {
+		unwind_job_of(&b->jobs[b->nr_jobs], t, p);
+		b->jobs[b->nr_jobs].ips = b->frames[b->nr_jobs];
+		b->jobs[b->nr_jobs].max = unwind_max(s);
+		b->p[b->nr_jobs++] = p;
+	}
+	if (b->nr_ev < UNWIND_AHEAD)
+		return true;
+	/* full: the ones unwound meanwhile go out, and these are unwound while more are read */
+	if (a->flight) {
+		struct ahead_buf *done = a->flight;
+
+		unwind_batch_wait(s->unwinder);
+		a->flight = NULL;
+		ahead_emit(s, done);
+	}
+	a->flight = b;
+	a->fill = b == &a->buf[0] ? &a->buf[1] : &a->buf[0];
+	unwind_batch_start(s->unwinder, b->jobs, b->nr_jobs);
+	return true;
+}
+
+/*
+ * A dwarf sample's chain as perf builds it: the kernel's callchain (with exclude_callchain_user
+ * the kernel frames only), then the user frames unwound from the sample's registers and stack.
+ */
+static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
+{
+	struct ahead_buf *b = s->ahead ? s->ahead->out : NULL;
+	struct unwind_job job;
+	const char *path;
+	u32 n;
+	int err;
+
+	if (!session_unwinder(s))
 		return;
 	if (s->uchain_cap < p->nr_chain + 1 + UNWIND_MAX) {
 		s->uchain_cap = p->nr_chain + 1 + UNWIND_MAX;
@@ -916,7 +1042,14 @@ static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
 	}
 	if (p->nr_chain)
 		memcpy(s->uchain, p->chain, (size_t)p->nr_chain * sizeof(u64));
-	n = unwind_user(s->unwinder, t->maps, &us, s->uchain + p->nr_chain + 1, max);
+	if (b && b->at < b->nr_jobs && b->p[b->at] == p) {
+		n = b->jobs[b->at].n;
+		memcpy(s->uchain + p->nr_chain + 1, b->frames[b->at++], (size_t)n * sizeof(u64));
+	} else {
+		unwind_job_of(&job, t, p);
+		n = unwind_user(s->unwinder, job.maps, &job.smp, s->uchain + p->nr_chain + 1,
+				unwind_max(s));
+	}
 	err = unwinder_open_error(s->unwinder, &path);
 	if (err)
 		warning("%s: cannot open %s to unwind user stacks: %s: call chains end early",
@@ -1114,6 +1247,7 @@ static int read_sideband(struct session *s, const struct pd_record_header *h, bo
 /* A record's turn has come: deliver it and free its place in the queue. */
 static void emit(struct session *s, struct qhdr *ev)
 {
+	ahead_deliver(s);
 	deliver(s, ev);
 	queue_release(s->q, ev);
 }
@@ -1177,6 +1311,7 @@ int session_process(struct session *s)
 	if (ret < 0)
 		return -1;
 	queue_flush(s, ~0ULL);
+	ahead_deliver(s);
 	s->nr_unordered = s->q->nr_unordered;
 	return 0;
 }
@@ -1246,8 +1381,17 @@ void session_exit(struct session *s)
 {
 	struct thread *t, *next;
 
+	if (s->unwinder) {
+		u64 cached, libdwfl;
+
+		unwinder_stats(s->unwinder, &cached, &libdwfl);
+		debug(1, "user stacks: %llu unwound with the binaries' cached rules, %llu with "
+			 "libdwfl",
+		      (unsigned long long)cached, (unsigned long long)libdwfl);
+	}
 	unwinder_free(s->unwinder);
 	free(s->uchain);
+	free(s->ahead);
 	for (t = s->all_threads; t; t = next) {
 		next = t->next;
 		maps_put(t->maps);

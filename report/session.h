@@ -184,6 +184,7 @@ struct session {
 	bool unwind_tried; /* unwinder_new() was called (it gives NULL without libdw) */
 	u64 *uchain;	   /* a sample's chain with its unwound user frames */
 	u32 uchain_cap;
+	struct unwind_ahead *ahead; /* the user frames of the samples next in the queue */
 
 	/* per attr: counted in the kernel, each SAMPLE WEIGHT samples; NULL when none was */
 	bool *aggregated;

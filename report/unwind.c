@@ -12,16 +12,30 @@
  * - a binary is opened once for all processes (they share its mapped ELF), and a process's
  *   state goes when it exits or when it is the least recently sampled of too many.
  * perf's unwinders create all of that anew for every sample: the cost of its dwarf reports.
+ *
+ * Most frames need none of that machinery: their rules are "the caller's CFA is a register plus
+ * an offset, the return address and callee-saved registers are at the CFA plus an offset, or in
+ * another register". Those are asked of libdw once per binary and pc, the way libdwfl asks
+ * (.eh_frame first, then .debug_frame, a caller's pc less one), kept in the binary's table for
+ * every process that maps it, and applied to the sample's registers and stack copy directly. A
+ * sample that meets anything else (an expression, a signal frame, a pc without CFI or binary)
+ * is unwound whole by libdwfl, so that both ways give the same chains.
+ *
+ * Samples can be unwound on several threads at once (unwind_batch()): libdw is not thread-safe,
+ * so every call into it, and everything the threads share and change, is under the unwinder's
+ * lock; each thread remembers the rules it has seen, so that frames seen before need no lock.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #ifdef HAVE_LIBDW
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -34,46 +48,32 @@
 #include "util/log.h"
 #include "util/xalloc.h"
 
-/*
- * For each DWARF register of x86-64, perf's number of it (PERF_REG_X86_*, the bit in
- * sample_regs_user): ax bx cx dx si di bp sp ip are 0-8, r8-r15 are 16-23.
- */
-static const u8 dwarf_from_perf[UNWIND_NR_REGS] = {
-	0,  /* rax */
-	3,  /* rdx */
-	2,  /* rcx */
-	1,  /* rbx */
-	4,  /* rsi */
-	5,  /* rdi */
-	6,  /* rbp */
-	7,  /* rsp */
-	16, /* r8 */
-	17, /* r9 */
-	18, /* r10 */
-	19, /* r11 */
-	20, /* r12 */
-	21, /* r13 */
-	22, /* r14 */
-	23, /* r15 */
-	8,  /* rip, DWARF's return address column */
-};
-
 #define DWARF_SP 7
 #define DWARF_IP 16
 
+/*
+ * For perf's x86-64 registers (PERF_REG_X86_*, the bits of sample_regs_user), DWARF's number plus
+ * one, 0 for those DWARF does not unwind (flags, the segment registers): perf's ax bx cx dx si di
+ * bp sp ip are 0-8, r8-r15 16-23; DWARF's order is rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip.
+ */
+static const u8 perf_to_dwarf[24] = {
+	[0] = 1, [1] = 4, [2] = 3, [3] = 2, [4] = 5, [5] = 6, [6] = 7, [7] = 8, [8] = 17,
+	[16] = 9, [17] = 10, [18] = 11, [19] = 12, [20] = 13, [21] = 14, [22] = 15, [23] = 16,
+};
+
 u32 unwind_regs_to_dwarf(const u64 *regs, u64 mask, u64 *out)
 {
-	u32 set = 0;
+	u32 set = 0, k = 0;
 
-	for (u32 i = 0; i < UNWIND_NR_REGS; i++) {
-		u32 bit = dwarf_from_perf[i];
+	/* the values are packed in the order of the mask's bits: one pass over the bits set */
+	for (u64 left = mask; left; left &= left - 1, k++) {
+		u32 bit = (u32)__builtin_ctzll(left), d;
 
-		if (!(mask & (1ULL << bit)))
+		if (bit >= 24 || !perf_to_dwarf[bit])
 			continue;
-		/* the values are packed: a register's place is the number of lower bits set */
-		memcpy(&out[i], &regs[__builtin_popcountll(mask & ((1ULL << bit) - 1))],
-		       sizeof(u64));
-		set |= 1u << i;
+		d = perf_to_dwarf[bit] - 1u;
+		memcpy(&out[d], &regs[k], sizeof(u64));
+		set |= 1u << d;
 	}
 	return set;
 }
@@ -106,6 +106,47 @@ struct uw_proc {
 	struct uw_proc *newer, *older; /* among those with a Dwfl, the most recent first */
 };
 
+/* Entries found by the pointer each holds first: processes by their maps, files by their dso. */
+struct uw_table {
+	void **v;
+	u32 nr, cap;
+	struct hash_index ix;
+};
+
+/* How a caller's register is found, the forms x86-64 code uses (DWARF's rules). */
+enum uw_rule_kind {
+	UW_UNDEFINED, /* not known: unset in the caller (for the return address: the end) */
+	UW_SAME,      /* the callee's value */
+	UW_AT_CFA,    /* saved at CFA + off */
+	UW_VAL_CFA,   /* the value CFA + off */
+	UW_REG,	      /* the value of the callee's register reg, plus off */
+};
+
+struct uw_rule {
+	u8 kind;
+	u8 reg;
+	s64 off;
+};
+
+/* The rules of a frame at one pc of a binary: the CFA is register cfa_reg plus cfa_off. */
+struct uw_rules {
+	u8 cfa_reg;
+	s64 cfa_off;
+	struct uw_rule r[UNWIND_NR_REGS];
+};
+
+/* A pc's rules in a binary's table: NULL when libdwfl must unwind a frame at it. */
+struct uw_pc_rules {
+	u64 pc;
+	const struct uw_rules *rules;
+};
+
+struct uw_rule_table {
+	struct uw_pc_rules *v;
+	u32 nr, cap;
+	struct hash_index ix;
+};
+
 /*
  * A binary, opened once for every process that maps it: the processes' modules share its Elf
  * (libelf counts the references) and reads outside the stack copy come from its image. libelf
@@ -118,14 +159,40 @@ struct uw_file {
 	const u8 *image; /* the file's bytes */
 	size_t size;
 	u64 vlo, vhi; /* the span of its PT_LOADs, the first's start aligned: libdwfl's range */
+	/* the binary alone in a Dwfl at its own addresses: the CFI libdwfl finds for it */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct uw_rule_table rules;
 };
 
-/* Entries found by the pointer each holds first: processes by their maps, files by their dso. */
-struct uw_table {
-	void **v;
-	u32 nr, cap;
-	struct hash_index ix;
+/* What a thread remembers of the shared tables, read without the lock. */
+#define UW_MEMO_RULES 4096
+#define UW_MEMO_FILES 256
+
+struct uw_memo_rules {
+	const struct uw_file *f; /* NULL: an empty slot */
+	u64 pc;
+	const struct uw_rules *rules;
 };
+
+struct uw_memo_file {
+	const struct dso *dso; /* NULL: an empty slot */
+	struct uw_file *f;     /* NULL: no binary to unwind with */
+};
+
+struct uw_worker {
+	struct unwinder *u;
+	pthread_t thread;
+	struct uw_memo_rules rules[UW_MEMO_RULES];
+	struct uw_memo_file files[UW_MEMO_FILES];
+};
+
+/* The most threads that unwind at once. */
+#define UW_MAX_THREADS 8
+/* A batch smaller than this is unwound on the calling thread: waking the others costs more. */
+#define UW_BATCH_MIN 32
+/* The samples a thread takes from a batch at a time. */
+#define UW_CHUNK 8
 
 struct unwinder {
 	struct dsos *dsos;
@@ -138,6 +205,21 @@ struct unwinder {
 	bool open_told;
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
+
+	pthread_mutex_t lock; /* libdw, and all of the above */
+	bool cached_rules;    /* unwind with the binaries' rules where they are simple */
+	u64 nr_cached, nr_libdwfl;
+	u32 nr_threads;
+	struct uw_worker *workers[UW_MAX_THREADS]; /* [0]: the calling thread's */
+	u32 nr_started;
+	/* the batch under way, and the threads waiting for the next */
+	pthread_mutex_t pool_lock;
+	pthread_cond_t pool_start, pool_done;
+	struct unwind_job *jobs;
+	u32 nr_jobs, next_job, busy;
+	u64 batch_gen;
+	bool in_flight; /* a batch started and not waited for */
+	bool quit;
 };
 
 /* What the callbacks need of the sample being unwound. */
@@ -198,6 +280,9 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 struct unwinder *unwinder_new(struct dsos *d)
 {
 	struct unwinder *u = xcalloc(1, sizeof(*u));
+	const char *env = getenv("PREC_UNWIND_THREADS");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	u32 threads = cpus > 0 ? (u32)cpus : 1;
 
 	elf_version(EV_CURRENT);
 	u->dsos = d;
@@ -205,13 +290,52 @@ struct unwinder *unwinder_new(struct dsos *d)
 	/* NULL: libdwfl's default search path for debug files (.gnu_debuglink, build-id) */
 	u->cb.find_debuginfo = find_debuginfo;
 	u->cb.debuginfo_path = &u->debuginfo_path;
+	pthread_mutex_init(&u->lock, NULL);
+	pthread_mutex_init(&u->pool_lock, NULL);
+	pthread_cond_init(&u->pool_start, NULL);
+	pthread_cond_init(&u->pool_done, NULL);
+	u->workers[0] = xcalloc(1, sizeof(*u->workers[0]));
+	u->workers[0]->u = u;
+	if (env && *env)
+		threads = (u32)strtoul(env, NULL, 10);
+	env = getenv("PREC_UNWIND_CFI");
+	unwinder_configure(u, threads, !env || strcmp(env, "0"));
 	return u;
+}
+
+void unwinder_configure(struct unwinder *u, u32 threads, bool cached_rules)
+{
+	if (!u)
+		return;
+	u->nr_threads = threads < 1 ? 1 : threads > UW_MAX_THREADS ? UW_MAX_THREADS : threads;
+	u->cached_rules = cached_rules;
+}
+
+void unwinder_stats(const struct unwinder *u, u64 *cached, u64 *libdwfl)
+{
+	if (cached)
+		*cached = u ? u->nr_cached : 0;
+	if (libdwfl)
+		*libdwfl = u ? u->nr_libdwfl : 0;
+}
+
+static void stop_threads(struct unwinder *u)
+{
+	pthread_mutex_lock(&u->pool_lock);
+	u->quit = true;
+	pthread_cond_broadcast(&u->pool_start);
+	pthread_mutex_unlock(&u->pool_lock);
+	for (u32 i = 1; i <= u->nr_started; i++)
+		pthread_join(u->workers[i]->thread, NULL);
+	for (u32 i = 0; i < UW_MAX_THREADS; i++)
+		free(u->workers[i]);
 }
 
 void unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return;
+	stop_threads(u);
 	for (u32 i = 0; i < u->procs.nr; i++) {
 		struct uw_proc *pr = u->procs.v[i];
 
@@ -222,8 +346,14 @@ void unwinder_free(struct unwinder *u)
 	for (u32 i = 0; i < u->files.nr; i++) {
 		struct uw_file *f = u->files.v[i];
 
+		if (f->dwfl)
+			dwfl_end(f->dwfl);
 		if (f->elf)
 			elf_end(f->elf);
+		for (u32 j = 0; j < f->rules.nr; j++)
+			free((void *)f->rules.v[j].rules);
+		free(f->rules.v);
+		hash_index_free(&f->rules.ix);
 		free(f);
 	}
 	free(u->procs.v);
@@ -231,6 +361,10 @@ void unwinder_free(struct unwinder *u)
 	free(u->files.v);
 	hash_index_free(&u->files.ix);
 	free(u->open_path);
+	pthread_mutex_destroy(&u->lock);
+	pthread_mutex_destroy(&u->pool_lock);
+	pthread_cond_destroy(&u->pool_start);
+	pthread_cond_destroy(&u->pool_done);
 	free(u);
 }
 
@@ -340,6 +474,7 @@ void unwinder_forget(struct unwinder *u, struct maps *m)
 
 	if (!u || !u->procs.ix.mask)
 		return;
+	unwind_batch_wait(u);
 	hash_index_find(&u->procs.ix, hash_mix64((u64)(uintptr_t)m), table_eq, &u->procs, m, &i);
 	if (i >= 0)
 		proc_drop(u, u->procs.v[i]);
@@ -402,24 +537,52 @@ static struct uw_file *file_get(struct unwinder *u, struct dso *dso)
 	return f;
 }
 
-/* The load bias of dso mapped by map: where its ELF addresses are in the process. */
-static u64 map_bias(const struct map *map)
+/*
+ * The load bias of map's binary at addr, an address in map: addr less its ELF address. That
+ * address comes from the segment holding addr's file offset, not the map's: a linker may start
+ * a segment mid-page (lld does), so that its map begins with the end of the segment before,
+ * whose addresses are another distance from their offsets. perf (start - pgoff, less the first
+ * PT_LOAD) and the kernel agree with this for the binaries GNU ld makes.
+ */
+static u64 map_bias(const struct map *map, u64 addr)
 {
 	const struct dso *dso = map->dso;
+	u64 off = addr - map->start + map->pgoff;
 
 	for (u32 i = 0; i < dso->nr_segs; i++) {
 		const struct dso_seg *g = &dso->segs[i];
 
-		if (map->pgoff >= g->offset && map->pgoff - g->offset < g->memsz)
-			return map->start - (g->vaddr + (map->pgoff - g->offset));
+		if (off >= g->offset && off - g->offset < g->memsz)
+			return addr - (g->vaddr + (off - g->offset));
 	}
 	/* no segments known: the file's addresses are its offsets (perf's start - pgoff) */
 	return map->start - map->pgoff;
 }
 
+/*
+ * The map of m that holds addr. Not maps_find(): that one remembers its last find in the maps,
+ * which the unwinding threads share.
+ */
+static struct map *map_at(const struct maps *m, u64 addr)
+{
+	u32 lo = 0, hi = m->nr;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (addr < m->v[mid].start)
+			hi = mid;
+		else if (addr >= m->v[mid].end)
+			lo = mid + 1;
+		else
+			return &m->v[mid];
+	}
+	return NULL;
+}
+
 static struct map *user_map(struct uw_state *st, u64 addr)
 {
-	struct map *map = maps_find(st->maps, addr);
+	struct map *map = map_at(st->maps, addr);
 
 	if (!map || !map->dso || map->identity || map->dso->kind != DSO_USER)
 		return NULL;
@@ -467,7 +630,7 @@ static bool report_module(struct uw_state *st, u64 pc)
 	f = file_get(st->u, map->dso);
 	if (!f->elf)
 		return false;
-	o.lo = map_bias(map) + f->vlo;
+	o.lo = map_bias(map, pc) + f->vlo;
 	o.hi = o.lo + (f->vhi - f->vlo);
 	mod = dwfl_addrmodule(st->pr->dwfl, pc);
 	if (mod) {
@@ -616,8 +779,9 @@ static Dwfl *proc_dwfl(struct uw_state *st, u64 ip)
 	return pr->dwfl;
 }
 
-u32 unwind_user(struct unwinder *u, struct maps *m, const struct unwind_sample *smp, u64 *ips,
-		u32 max)
+/* A sample wholly unwound by libdwfl, with the unwinder's lock held. */
+static u32 unwind_libdwfl(struct unwinder *u, struct maps *m, const struct unwind_sample *smp,
+			  u64 *ips, u32 max)
 {
 	struct uw_state st = {
 		.u = u, .maps = m, .smp = smp, .ips = ips, .max = max,
@@ -649,6 +813,461 @@ u32 unwind_user(struct unwinder *u, struct maps *m, const struct unwind_sample *
 	if (!st.n)
 		ips[st.n++] = st.regs[DWARF_IP];
 	return st.n;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The binaries' cached rules */
+
+/* The binary alone in a Dwfl at its own addresses (bias 0): the module libdwfl's CFI comes from. */
+static Dwfl_Module *file_module(struct unwinder *u, struct uw_file *f)
+{
+	void **userdata;
+
+	if (f->dwfl || !f->elf)
+		return f->mod;
+	f->dwfl = dwfl_begin(&u->cb);
+	if (!f->dwfl)
+		return NULL;
+	f->mod = dwfl_report_module(f->dwfl, f->dso->short_name, f->vlo, f->vhi);
+	if (f->mod) {
+		dwfl_module_info(f->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+		*userdata = f;
+	}
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	return f->mod;
+}
+
+/* One register's rule as libdw gives it, in a simple form. Return: false when it is not. */
+static bool simple_rule(Dwarf_Frame *frame, int regno, struct uw_rule *r)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t nops, k = 1;
+
+	if (dwarf_frame_register(frame, regno, mem, &ops, &nops))
+		return false;
+	r->off = 0;
+	r->reg = 0;
+	if (!nops) {
+		/* no operations: undefined (ops is mem) or the same value (ops is NULL) */
+		if (ops && ops != mem)
+			return false;
+		r->kind = ops ? UW_UNDEFINED : UW_SAME;
+		return true;
+	}
+	switch (ops[0].atom) {
+	case DW_OP_call_frame_cfa:
+		/* CFA [+ N]: where it is saved; with DW_OP_stack_value, the value itself */
+		if (k < nops && ops[k].atom == DW_OP_plus_uconst)
+			r->off = (s64)ops[k++].number;
+		r->kind = UW_AT_CFA;
+		if (k < nops && ops[k].atom == DW_OP_stack_value) {
+			r->kind = UW_VAL_CFA;
+			k++;
+		}
+		return k == nops;
+	case DW_OP_regx:
+		r->reg = (u8)(ops[0].number < UNWIND_NR_REGS ? ops[0].number : 0xff);
+		break;
+	case DW_OP_bregx:
+		r->reg = (u8)(ops[0].number < UNWIND_NR_REGS ? ops[0].number : 0xff);
+		r->off = (s64)ops[0].number2;
+		break;
+	default:
+		if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+			r->reg = (u8)(ops[0].atom - DW_OP_reg0);
+		else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+			r->reg = (u8)(ops[0].atom - DW_OP_breg0);
+			r->off = (s64)ops[0].number;
+		} else
+			return false;
+	}
+	/* another register's value (libdwfl evaluates these as values, not locations) */
+	if (k < nops && ops[k].atom == DW_OP_stack_value)
+		k++;
+	r->kind = UW_REG;
+	return k == nops && r->reg < UNWIND_NR_REGS;
+}
+
+/* The rules of a frame, when they are all simple and it is not a signal frame. */
+static struct uw_rules *simple_rules(Dwarf_Frame *frame)
+{
+	struct uw_rules rules;
+	Dwarf_Addr start, end;
+	Dwarf_Op *ops;
+	size_t nops;
+	bool signal;
+
+	if (dwarf_frame_info(frame, &start, &end, &signal) != DWARF_IP || signal)
+		return NULL;
+	if (dwarf_frame_cfa(frame, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    ops[0].number >= UNWIND_NR_REGS)
+		return NULL;
+	memset(&rules, 0, sizeof(rules));
+	rules.cfa_reg = (u8)ops[0].number;
+	rules.cfa_off = (s64)ops[0].number2;
+	for (int i = 0; i < UNWIND_NR_REGS; i++)
+		if (!simple_rule(frame, i, &rules.r[i]))
+			return NULL;
+	return memcpy(xmalloc(sizeof(rules)), &rules, sizeof(rules));
+}
+
+/*
+ * The rules at pc (in the binary's addresses) from the CFI libdwfl would use: .eh_frame, then
+ * .debug_frame. NULL: libdwfl must unwind the frame (no CFI, or rules that are not simple).
+ */
+static struct uw_rules *rules_at(struct unwinder *u, struct uw_file *f, u64 pc)
+{
+	Dwfl_Module *mod = file_module(u, f);
+	Dwarf_Frame *frame = NULL;
+	struct uw_rules *rules;
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi;
+
+	if (!mod)
+		return NULL;
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame)) {
+		frame = NULL;
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame))
+			return NULL;
+	}
+	rules = simple_rules(frame);
+	free(frame);
+	return rules;
+}
+
+static u64 rule_hash_at(const void *ctx, u32 i)
+{
+	const struct uw_rule_table *t = ctx;
+
+	return hash_mix64(t->v[i].pc);
+}
+
+static bool rule_eq(const void *ctx, u32 i, const void *key)
+{
+	const struct uw_rule_table *t = ctx;
+
+	return t->v[i].pc == *(const u64 *)key;
+}
+
+/* The binary's rules at pc, asked of libdw the first time: with the unwinder's lock held. */
+static const struct uw_rules *file_rules(struct unwinder *u, struct uw_file *f, u64 pc)
+{
+	struct uw_rule_table *t = &f->rules;
+	int64_t i;
+	u32 slot;
+
+	if (!hash_index_reserve(&t->ix, rule_hash_at, t))
+		die("out of memory");
+	slot = hash_index_find(&t->ix, hash_mix64(pc), rule_eq, t, &pc, &i);
+	if (i >= 0)
+		return t->v[i].rules;
+	if (t->nr == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 256;
+		t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
+	}
+	t->v[t->nr].pc = pc;
+	t->v[t->nr].rules = rules_at(u, f, pc);
+	hash_index_set(&t->ix, slot, t->nr);
+	return t->v[t->nr++].rules;
+}
+
+/* The binary to unwind a frame of map with, as the thread remembers it: NULL when none. */
+static struct uw_file *worker_file(struct uw_worker *w, const struct map *map)
+{
+	struct dso *dso = map->dso;
+	struct uw_memo_file *e;
+	struct uw_file *f = NULL;
+
+	if (!dso || map->identity || dso->kind != DSO_USER)
+		return NULL;
+	e = &w->files[hash_mix64((u64)(uintptr_t)dso) & (UW_MEMO_FILES - 1)];
+	if (e->dso == dso)
+		return e->f;
+	pthread_mutex_lock(&w->u->lock);
+	dso_load(w->u->dsos, dso);
+	if (dso->binpath)
+		f = file_get(w->u, dso);
+	pthread_mutex_unlock(&w->u->lock);
+	e->dso = dso;
+	e->f = f && f->image ? f : NULL;
+	return e->f;
+}
+
+/* The binary's rules at pc, as the thread remembers them. */
+static const struct uw_rules *worker_rules(struct uw_worker *w, struct uw_file *f, u64 pc)
+{
+	struct uw_memo_rules *e;
+
+	e = &w->rules[hash_mix64(pc ^ (u64)(uintptr_t)f) & (UW_MEMO_RULES - 1)];
+	if (e->f == f && e->pc == pc)
+		return e->rules;
+	pthread_mutex_lock(&w->u->lock);
+	e->rules = file_rules(w->u, f, pc);
+	pthread_mutex_unlock(&w->u->lock);
+	e->f = f;
+	e->pc = pc;
+	return e->rules;
+}
+
+/* The word at addr, as memory_read() finds it: the stack copy, else the file mapped there. */
+static bool read_word(struct uw_worker *w, const struct maps *m, const struct unwind_sample *smp,
+		      u64 sp, u64 addr, u64 *val)
+{
+	const struct map *map;
+	struct uw_file *f;
+	u64 off;
+
+	if (unwind_stack_word(smp->stack, smp->stack_size, sp, addr, val))
+		return true;
+	map = map_at(m, addr);
+	if (!map || addr + sizeof(*val) > map->end)
+		return false;
+	f = worker_file(w, map);
+	off = addr - map->start + map->pgoff;
+	if (!f || off > f->size || f->size - off < sizeof(*val))
+		return false;
+	memcpy(val, f->image + off, sizeof(*val));
+	return true;
+}
+
+/*
+ * A sample unwound with the binaries' rules, as libdwfl would unwind it (its frame_unwind.c):
+ * the rules of the frame at pc (a caller's at pc - 1) give every register of the caller from
+ * the callee's; one that cannot be had is unset in the caller; the chain ends where the return
+ * address is undefined, unset or 0. Return: the frames, or -1 when a frame needs libdwfl.
+ */
+static int unwind_cached(struct uw_worker *w, const struct maps *m,
+			 const struct unwind_sample *smp, const u64 *regs0, u32 set, u64 *ips,
+			 u32 max)
+{
+	u64 regs[UNWIND_NR_REGS], next[UNWIND_NR_REGS];
+	u64 sp = regs0[DWARF_SP], pc = regs0[DWARF_IP];
+	bool initial = true;
+	u32 n = 0;
+
+	memcpy(regs, regs0, sizeof(regs));
+	for (;;) {
+		u64 look = initial ? pc : pc - 1, cfa;
+		const struct uw_rules *rules;
+		const struct map *map = map_at(m, look);
+		struct uw_file *f;
+		bool cfa_ok;
+		u32 nset = 0;
+
+		/* libdwfl reports the binary at pc and unwinds in the one at pc - 1: the same */
+		if (!map || pc < map->start || pc >= map->end)
+			return -1;
+		f = worker_file(w, map);
+		if (!f)
+			return -1;
+		look -= map_bias(map, look);
+		if (look < f->vlo || look >= f->vhi)
+			return -1;
+		rules = worker_rules(w, f, look);
+		if (!rules)
+			return -1;
+		ips[n++] = initial ? pc : pc - 1;
+		if (n >= max)
+			return (int)n;
+		cfa_ok = set & (1u << rules->cfa_reg);
+		cfa = regs[rules->cfa_reg] + (u64)rules->cfa_off;
+		for (u32 i = 0; i < UNWIND_NR_REGS; i++) {
+			const struct uw_rule *r = &rules->r[i];
+			bool have = false;
+
+			switch (r->kind) {
+			case UW_UNDEFINED:
+				break;
+			case UW_SAME:
+				have = set & (1u << i);
+				next[i] = regs[i];
+				break;
+			case UW_AT_CFA:
+				have = cfa_ok &&
+				       read_word(w, m, smp, sp, cfa + (u64)r->off, &next[i]);
+				break;
+			case UW_VAL_CFA:
+				have = cfa_ok;
+				next[i] = cfa + (u64)r->off;
+				break;
+			case UW_REG:
+				have = set & (1u << r->reg);
+				next[i] = regs[r->reg] + (u64)r->off;
+				break;
+			}
+			if (have)
+				nset |= 1u << i;
+		}
+		if (rules->r[DWARF_IP].kind == UW_UNDEFINED || !(nset & (1u << DWARF_IP)) ||
+		    !next[DWARF_IP])
+			return (int)n;
+		memcpy(regs, next, sizeof(regs));
+		set = nset;
+		pc = regs[DWARF_IP];
+		initial = false;
+	}
+}
+
+/* A sample on the thread of w: with the cached rules, else wholly with libdwfl. */
+static u32 unwind_one(struct uw_worker *w, struct maps *m, const struct unwind_sample *smp,
+		      u64 *ips, u32 max)
+{
+	struct unwinder *u = w->u;
+	u64 regs[UNWIND_NR_REGS];
+	u32 set;
+	int n;
+
+	if (!max || smp->abi != PERF_SAMPLE_REGS_ABI_64 || !smp->regs)
+		return 0;
+	set = unwind_regs_to_dwarf(smp->regs, smp->regs_mask, regs);
+	if (!(set & (1u << DWARF_IP)) || !(set & (1u << DWARF_SP)))
+		return 0;
+	if (u->cached_rules) {
+		n = unwind_cached(w, m, smp, regs, set, ips, max);
+		if (n > 0) {
+			__atomic_fetch_add(&u->nr_cached, 1, __ATOMIC_RELAXED);
+			return (u32)n;
+		}
+	}
+	pthread_mutex_lock(&u->lock);
+	n = (int)unwind_libdwfl(u, m, smp, ips, max);
+	u->nr_libdwfl++;
+	pthread_mutex_unlock(&u->lock);
+	return (u32)n;
+}
+
+u32 unwind_user(struct unwinder *u, struct maps *m, const struct unwind_sample *smp, u64 *ips,
+		u32 max)
+{
+	unwind_batch_wait(u);
+	return unwind_one(u->workers[0], m, smp, ips, max);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Threads */
+
+/* Take samples of the batch a few at a time until none is left. */
+static void run_jobs(struct uw_worker *w, struct unwind_job *jobs, u32 nr)
+{
+	struct unwinder *u = w->u;
+
+	for (;;) {
+		u32 i = __atomic_fetch_add(&u->next_job, UW_CHUNK, __ATOMIC_RELAXED);
+
+		if (i >= nr)
+			return;
+		for (u32 j = i; j < i + UW_CHUNK && j < nr; j++) {
+			struct unwind_job *job = &jobs[j];
+
+			job->n = unwind_one(w, job->maps, &job->smp, job->ips, job->max);
+		}
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct uw_worker *w = arg;
+	struct unwinder *u = w->u;
+	u64 seen = 0;
+
+	pthread_mutex_lock(&u->pool_lock);
+	for (;;) {
+		struct unwind_job *jobs;
+		u32 nr;
+
+		while (!u->quit && u->batch_gen == seen)
+			pthread_cond_wait(&u->pool_start, &u->pool_lock);
+		if (u->quit)
+			break;
+		seen = u->batch_gen;
+		jobs = u->jobs;
+		nr = u->nr_jobs;
+		pthread_mutex_unlock(&u->pool_lock);
+		run_jobs(w, jobs, nr);
+		pthread_mutex_lock(&u->pool_lock);
+		if (!--u->busy)
+			pthread_cond_signal(&u->pool_done);
+	}
+	pthread_mutex_unlock(&u->pool_lock);
+	return NULL;
+}
+
+/* The threads a batch wants, started the first time: fewer when the system gives fewer. */
+static void start_threads(struct unwinder *u)
+{
+	while (u->nr_started + 1 < u->nr_threads) {
+		struct uw_worker *w = xcalloc(1, sizeof(*w));
+
+		w->u = u;
+		if (pthread_create(&w->thread, NULL, worker_main, w)) {
+			free(w);
+			u->nr_threads = u->nr_started + 1;
+			return;
+		}
+		u->workers[++u->nr_started] = w;
+	}
+}
+
+/* Hand the batch to the started threads. */
+static void post_batch(struct unwinder *u, struct unwind_job *jobs, u32 nr)
+{
+	pthread_mutex_lock(&u->pool_lock);
+	u->jobs = jobs;
+	u->nr_jobs = nr;
+	__atomic_store_n(&u->next_job, 0, __ATOMIC_RELAXED);
+	u->busy = u->nr_started;
+	u->batch_gen++;
+	pthread_cond_broadcast(&u->pool_start);
+	pthread_mutex_unlock(&u->pool_lock);
+}
+
+static void run_here(struct unwinder *u, struct unwind_job *jobs, u32 nr)
+{
+	for (u32 i = 0; i < nr; i++)
+		jobs[i].n = unwind_one(u->workers[0], jobs[i].maps, &jobs[i].smp, jobs[i].ips,
+				       jobs[i].max);
+}
+
+void unwind_batch_wait(struct unwinder *u)
+{
+	if (!u || !u->in_flight)
+		return;
+	pthread_mutex_lock(&u->pool_lock);
+	while (u->busy)
+		pthread_cond_wait(&u->pool_done, &u->pool_lock);
+	pthread_mutex_unlock(&u->pool_lock);
+	u->in_flight = false;
+}
+
+void unwind_batch_start(struct unwinder *u, struct unwind_job *jobs, u32 nr)
+{
+	unwind_batch_wait(u);
+	if (u->nr_threads > 1)
+		start_threads(u);
+	if (u->nr_threads <= 1 || !u->nr_started) {
+		run_here(u, jobs, nr);
+		return;
+	}
+	post_batch(u, jobs, nr);
+	u->in_flight = true;
+}
+
+void unwind_batch(struct unwinder *u, struct unwind_job *jobs, u32 nr)
+{
+	unwind_batch_wait(u);
+	if (u->nr_threads > 1 && nr >= UW_BATCH_MIN)
+		start_threads(u);
+	if (u->nr_threads <= 1 || nr < UW_BATCH_MIN || !u->nr_started) {
+		run_here(u, jobs, nr);
+		return;
+	}
+	post_batch(u, jobs, nr);
+	/* this thread takes its share too */
+	run_jobs(u->workers[0], jobs, nr);
+	u->in_flight = true;
+	unwind_batch_wait(u);
 }
 
 #else
@@ -686,6 +1305,39 @@ u32 unwind_user(struct unwinder *u, struct maps *m, const struct unwind_sample *
 	(void)ips;
 	(void)max;
 	return 0;
+}
+
+void unwinder_configure(struct unwinder *u, u32 threads, bool cached_rules)
+{
+	(void)u;
+	(void)threads;
+	(void)cached_rules;
+}
+
+void unwinder_stats(const struct unwinder *u, u64 *cached, u64 *libdwfl)
+{
+	(void)u;
+	if (cached)
+		*cached = 0;
+	if (libdwfl)
+		*libdwfl = 0;
+}
+
+void unwind_batch(struct unwinder *u, struct unwind_job *jobs, u32 nr)
+{
+	(void)u;
+	for (u32 i = 0; i < nr; i++)
+		jobs[i].n = 0;
+}
+
+void unwind_batch_start(struct unwinder *u, struct unwind_job *jobs, u32 nr)
+{
+	unwind_batch(u, jobs, nr);
+}
+
+void unwind_batch_wait(struct unwinder *u)
+{
+	(void)u;
 }
 
 #endif

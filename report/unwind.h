@@ -6,10 +6,11 @@
  * perf report does, giving the sample's address then each caller's return address less one (the
  * call instruction's last byte, as dwfl_frame_pc() reports frames that are not activations).
  *
- * State is per unwinder: the binaries, each opened once; per process the modules reported to
- * libdwfl, with their CFI cached for every later sample while the process lives and is among the
- * most recently sampled. An unwinder is used by one thread at a time; a caller that
- * unwinds on several threads gives each its own. Without libdw, unwinder_new() gives NULL.
+ * State is per unwinder: the binaries, each opened once with the rules of the frames seen in it;
+ * per process the modules reported to libdwfl, with their CFI cached for every later sample while
+ * the process lives and is among the most recently sampled. One thread calls the unwinder at a
+ * time; unwind_batch() and unwind_batch_start() spread a batch over threads of its own. Without
+ * libdw, unwinder_new() gives NULL.
  */
 #ifndef PREC_REPORT_UNWIND_H
 #define PREC_REPORT_UNWIND_H
@@ -52,11 +53,25 @@ u32 unwind_regs_to_dwarf(const u64 *regs, u64 mask, u64 *out);
 bool unwind_stack_word(const void *stack, u64 size, u64 sp, u64 addr, u64 *val);
 
 /**
- * unwinder_new - an unwinder over the binaries of d (which the session fills and loads).
+ * unwinder_new - an unwinder over the binaries of d (which the session fills and loads), on as
+ * many threads as the machine has CPUs (at most 8), or PREC_UNWIND_THREADS, and with the
+ * binaries' cached rules unless PREC_UNWIND_CFI is 0.
  *
  * Return: the unwinder, or NULL when prec was built without libdw.
  */
 struct unwinder *unwinder_new(struct dsos *d);
+
+/**
+ * unwinder_configure - how to unwind from now on: on at most threads threads (0: one), and
+ * with the binaries' cached rules where they are simple, or always with libdwfl.
+ */
+void unwinder_configure(struct unwinder *u, u32 threads, bool cached_rules);
+
+/**
+ * unwinder_stats - how many samples were unwound with the cached rules alone, and how many
+ * (wholly) with libdwfl. Either pointer may be NULL.
+ */
+void unwinder_stats(const struct unwinder *u, u64 *cached, u64 *libdwfl);
 
 /* Free the unwinder and close every binary it opened. */
 void unwinder_free(struct unwinder *u);
@@ -84,5 +99,33 @@ int unwinder_open_error(struct unwinder *u, const char **path);
  */
 u32 unwind_user(struct unwinder *u, struct maps *m, const struct unwind_sample *smp, u64 *ips,
 		u32 max);
+
+/* One sample of a batch: its process's maps, what to unwind, and where the frames go. */
+struct unwind_job {
+	struct maps *maps;
+	struct unwind_sample smp;
+	u64 *ips;
+	u32 max;
+	u32 n; /* set: what unwind_user() returns */
+};
+
+/**
+ * unwind_batch - unwind_user() for each job, on the unwinder's threads. The maps must not
+ * change until it returns; the frames are the same whatever the number of threads.
+ */
+void unwind_batch(struct unwinder *u, struct unwind_job *jobs, u32 nr);
+
+/**
+ * unwind_batch_start - unwind_batch() on the unwinder's own threads, returning at once (when it
+ * has none: once all are unwound), so that the caller can do other work meanwhile; the maps
+ * and the jobs must stay as they are until unwind_batch_wait() returns.
+ */
+void unwind_batch_start(struct unwinder *u, struct unwind_job *jobs, u32 nr);
+
+/**
+ * unwind_batch_wait - wait until the batch unwind_batch_start() began is all unwound (at once
+ * when there is none).
+ */
+void unwind_batch_wait(struct unwinder *u);
 
 #endif

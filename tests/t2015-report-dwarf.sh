@@ -36,6 +36,25 @@ collapse() {
 	$PERF_CHECK cached "$1" perf script -i "$1" -s "$STACKCOLLAPSE" >perf.folded
 }
 
+# same_ways FILE: the binaries' cached rules and libdwfl alone, on one thread and on two, give
+# the same --folded and --stdio; the cached rules unwound most samples, and libdwfl none
+# without them (PREC_UNWIND_CFI=0)
+same_ways() {
+	local f=$1 n
+	PREC_UNWIND_THREADS=1 "$PREC" report -v -q -i "$f" --folded >one.folded 2>one.err &&
+		PREC_UNWIND_THREADS=2 "$PREC" report -q -i "$f" --folded >two.folded &&
+		PREC_UNWIND_THREADS=2 PREC_UNWIND_CFI=0 "$PREC" report -v -q -i "$f" --folded \
+			>dwfl.folded 2>dwfl.err &&
+		PREC_UNWIND_THREADS=1 "$PREC" report -i "$f" --stdio --no-children >one.out &&
+		PREC_UNWIND_THREADS=2 "$PREC" report -i "$f" --stdio --no-children >two.out ||
+		return 1
+	grep "user stacks" one.err dwfl.err
+	n=$(sed -n "s/.*user stacks: \([0-9]*\) unwound with the binaries.*/\1/p" one.err)
+	[ "${n:-0}" -gt 0 ] && grep -q "user stacks: 0 unwound with the binaries" dwfl.err &&
+		[ -s one.folded ] && cmp one.folded two.folded && cmp one.folded dwfl.folded &&
+		cmp one.out two.out
+}
+
 if have libdw; then
 	test_expect "perf records nofp with --call-graph dwarf" '
 		rec_perf nofp --call-graph dwarf -- "$NOFP" 0.4'
@@ -59,6 +78,8 @@ if have libdw; then
 		grep -q ";run;sys;entry_SYSCALL_64[a-z_]*;do_syscall_64" perf.folded &&
 		cached nofp.data "$PREC" report -q -i nofp.data --folded >prec.folded &&
 		"$PYTHON" "$CMP" folded perf.folded prec.folded'
+	test_expect "cached rules or libdwfl, one thread or two: the same stacks" '
+		same_ways nofp.data'
 	test_expect "--json agrees with the table" 'json_agrees nofp.data'
 	test_expect "the flame graph adds up" 'svg_ok nofp.data'
 	test_expect "read from a pipe, the call graphs are perf's" '
@@ -115,6 +136,7 @@ if have libdw; then
 		(ulimit -n 64 && "$PREC" report -q -i many.data --folded >low.folded 2>low.err) &&
 		cat low.err && [ ! -s low.err ] && grep -c ";run;outer;inner;leaf " low.folded &&
 		cmp full.folded low.folded'
+	test_expect "a hundred processes: the same stacks every way" 'same_ways many.data'
 
 	# a libc-heavy command: each of perf's stacks is the leaf end of prec's for the same
 	# samples (perf may stop early), so the samples whose stacks end with each of perf's stacks
@@ -153,10 +175,25 @@ if have libdw; then
 		print("# %d of %d samples differ" % (off, total))
 		sys.exit(1 if not total or off * 20 > total else 0)
 		PYEOF'
+	test_expect "sort and gzip: the same stacks every way" 'same_ways libc.data'
+
+	# lld starts segments mid-page: the map of the code begins with the end of the segment
+	# before, at another distance from its addresses
+	if cc -O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables -fuse-ld=lld \
+		-o nofp-lld "$PREC_SRC/tests/workloads/nofp.c" >/dev/null 2>&1; then
+		test_expect "perf records nofp linked by lld" '
+			rec_perf lld --call-graph dwarf -- ./nofp-lld 0.3'
+		test_expect "its call graphs are perf's" '
+			same_graph lld.data 6 && grep -A4 "\[\.\] leaf$" prec.out | grep -q outer'
+	else
+		test_skip "a binary linked by lld" "cc -fuse-ld=lld does not link here"
+	fi
 	# prec's own dwarf recordings, once prec record makes them
 	if rec_prec precd --call-graph dwarf -- "$NOFP" 0.3 >/dev/null 2>&1; then
 		test_expect "prec's dwarf recording: the call graphs are perf's" '
 			same_graph precd.data 6 && same_graph precd.data 6 -g caller'
+		test_expect "prec's dwarf recording: the same stacks every way" '
+			same_ways precd.data'
 	else
 		test_skip "prec's dwarf recording" "prec record does not record dwarf call graphs"
 	fi

@@ -292,6 +292,250 @@ static void test_overlap(void)
 	dsos_exit(&d);
 }
 
+/*
+ * Code that never runs, only its call frame information, one function per frame of a built
+ * stack: each label *_at is the frame's pc (a caller's: its return address less one), where
+ * the rules written above it hold. Between them they use every simple form of rule, and two
+ * functions use forms the cached rules leave to libdwfl (an expression, a signal frame).
+ */
+__asm__(".text\n"
+	/* CFA = rsp + 32; rbx saved at CFA - 16; r12 is in r13 */
+	"uwt_f1:\n .cfi_startproc\n nop\n"
+	" .cfi_def_cfa_offset 32\n .cfi_offset rbx, -16\n .cfi_register r12, r13\n"
+	"uwt_f1_at:\n nop\n nop\n .cfi_endproc\n"
+	/*
+	 * CFA = rbp + 16; rbp saved at CFA - 16; r14 undefined; rbx and r15 the same value (libdw's
+	 * own default for rbx is not: it names rax for it)
+	 */
+	"uwt_f2:\n .cfi_startproc\n nop\n"
+	" .cfi_def_cfa rbp, 16\n .cfi_offset rbp, -16\n .cfi_undefined r14\n .cfi_same_value r15\n"
+	" .cfi_same_value rbx\n"
+	"uwt_f2_at:\n nop\n nop\n .cfi_endproc\n"
+	/* the same, and r14 saved where an expression says (DW_CFA_expression r14: rsp + 0) */
+	"uwt_f2x:\n .cfi_startproc\n nop\n"
+	" .cfi_def_cfa rbp, 16\n .cfi_offset rbp, -16\n .cfi_same_value r15\n .cfi_same_value rbx\n"
+	" .cfi_escape 0x10, 0x0e, 0x02, 0x77, 0x00\n"
+	"uwt_f2x_at:\n nop\n nop\n .cfi_endproc\n"
+	/* the return address is in rbx; r13 is the value CFA - 8 */
+	"uwt_f3:\n .cfi_startproc\n nop\n"
+	" .cfi_register rip, rbx\n .cfi_val_offset r13, -8\n"
+	"uwt_f3_at:\n nop\n nop\n .cfi_endproc\n"
+	/* a signal frame: what follows differs for libdwfl (the caller is an activation) */
+	"uwt_f3s:\n .cfi_startproc\n .cfi_signal_frame\n nop\n"
+	" .cfi_register rip, rbx\n .cfi_val_offset r13, -8\n"
+	"uwt_f3s_at:\n nop\n nop\n .cfi_endproc\n"
+	/* CFA = r12 + 8: r12 came from r13 in the first frame */
+	"uwt_f4:\n .cfi_startproc\n nop\n .cfi_def_cfa r12, 8\n"
+	"uwt_f4_at:\n nop\n nop\n .cfi_endproc\n"
+	/* CFA = r15 + 8: r15 the same since the first frame */
+	"uwt_f5:\n .cfi_startproc\n nop\n .cfi_def_cfa r15, 8\n"
+	"uwt_f5_at:\n nop\n nop\n .cfi_endproc\n"
+	/* the outermost: the return address is undefined */
+	"uwt_f6:\n .cfi_startproc\n nop\n .cfi_undefined rip\n"
+	"uwt_f6_at:\n nop\n nop\n .cfi_endproc\n");
+
+extern const char uwt_f1_at[], uwt_f2_at[], uwt_f2x_at[], uwt_f3_at[], uwt_f3s_at[];
+extern const char uwt_f4_at[], uwt_f5_at[], uwt_f6_at[];
+
+/* DWARF's numbers of the registers used below */
+enum { D_RBX = 3, D_RBP = 6, D_RSP = 7, D_R12 = 12, D_R13 = 13, D_R14 = 14, D_R15 = 15 };
+
+struct built {
+	u64 dregs[UNWIND_NR_REGS];
+	u64 regs[64]; /* perf's order, packed by PERF_REGS_MASK */
+	u64 words[32];
+	u64 want[8];
+	u32 nr_want;
+};
+
+#define U(p) ((u64)(uintptr_t)(p))
+
+/*
+ * A stack through f1, f2 (or f2x), f3 (or f3s), f4, f5, f6: each frame's registers come from
+ * the one before by its rules, and the words hold what the rules read.
+ */
+static void build_stack(struct built *b, const char *f2, const char *f3)
+{
+	u64 s = 0x7ffd00000000ULL; /* the stack pointer of the sample */
+	u32 n = 0;
+
+	memset(b, 0, sizeof(*b));
+	b->dregs[D_RSP] = s;
+	b->dregs[16] = U(uwt_f1_at);
+	/* f1: CFA s + 32: the return address at s + 24, rbx (f3's return address) at s + 16 */
+	b->words[3] = U(f2) + 1;
+	b->words[2] = U(uwt_f4_at) + 1;
+	/* r13 becomes r12, f4's CFA less 8: where its return address is */
+	b->dregs[D_R13] = s + 8 * 10;
+	b->words[10] = U(uwt_f5_at) + 1;
+	/* f2: rbp + 16 is its CFA, s + 64: the return address at s + 56, rbp at s + 48 */
+	b->dregs[D_RBP] = s + 48;
+	b->words[7] = U(f3) + 1;
+	b->words[6] = 0x1111;
+	b->dregs[D_R14] = 0x2222;
+	/* r15 is f5's CFA less 8 */
+	b->dregs[D_R15] = s + 8 * 12;
+	b->words[12] = U(uwt_f6_at) + 1;
+	/* what would follow f6 if its return address were not undefined */
+	b->words[13] = U(uwt_f1_at) + 1;
+	for (u32 bit = 0; bit < 64; bit++) {
+		static const int dw[24] = {0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1,
+					   8, 9, 10, 11, 12, 13, 14, 15};
+
+		if (PERF_REGS_MASK & (1ULL << bit))
+			b->regs[n++] = bit < 24 && dw[bit] >= 0 ? b->dregs[dw[bit]] : 0;
+	}
+	b->want[0] = U(uwt_f1_at);
+	b->want[1] = U(f2);
+	b->want[2] = U(f3);
+	b->want[3] = U(uwt_f4_at);
+	b->want[4] = U(uwt_f5_at);
+	b->want[5] = U(uwt_f6_at);
+	b->nr_want = 6;
+}
+
+static void built_sample(struct unwind_sample *smp, const struct built *b)
+{
+	memset(smp, 0, sizeof(*smp));
+	smp->pid = smp->tid = (int)getpid();
+	smp->abi = PERF_SAMPLE_REGS_ABI_64;
+	smp->regs_mask = PERF_REGS_MASK;
+	smp->regs = b->regs;
+	smp->stack = b->words;
+	smp->stack_size = sizeof(b->words);
+}
+
+/* The chain of a built stack, with the cached rules or libdwfl alone: which way it went too. */
+static u32 unwind_built(struct dsos *d, struct maps *m, const struct built *b, bool cached,
+			u64 *ips, u64 *nr_cached)
+{
+	struct unwinder *u = unwinder_new(d);
+	struct unwind_sample smp;
+	u32 n;
+
+	unwinder_configure(u, 1, cached);
+	built_sample(&smp, b);
+	n = unwind_user(u, m, &smp, ips, 16);
+	unwinder_stats(u, nr_cached, NULL);
+	unwinder_free(u);
+	return n;
+}
+
+static bool same_chain(const u64 *ips, u32 n, const u64 *want, u32 nr_want)
+{
+	if (n != nr_want) {
+		diag("%u frames, %u wanted", n, nr_want);
+		return false;
+	}
+	for (u32 i = 0; i < n; i++)
+		if (ips[i] != want[i]) {
+			diag("frame %u: %#llx, %#llx wanted", i, (unsigned long long)ips[i],
+			     (unsigned long long)want[i]);
+			return false;
+		}
+	return true;
+}
+
+static void test_rules(void)
+{
+	struct map v[64];
+	struct maps m;
+	struct dsos d;
+	struct built b;
+	u64 ips[16], ips2[16], nr_cached;
+	u32 n, n2;
+
+	dsos_init(&d, NULL, 0);
+	memset(&m, 0, sizeof(m));
+	m.v = v;
+	m.nr = read_maps(&d, v, 64);
+
+	build_stack(&b, uwt_f2_at, uwt_f3_at);
+	n = unwind_built(&d, &m, &b, true, ips, &nr_cached);
+	ok(same_chain(ips, n, b.want, b.nr_want),
+	   "every simple rule: CFA from rsp, rbp, r12, r15; saved at CFA + N, the value CFA + N, "
+	   "in a register, the same value, undefined");
+	is(nr_cached, 1, "with the cached rules");
+	n = unwind_built(&d, &m, &b, false, ips, &nr_cached);
+	ok(same_chain(ips, n, b.want, b.nr_want), "libdwfl unwinds the same");
+	is(nr_cached, 0, "without them");
+
+	build_stack(&b, uwt_f2x_at, uwt_f3_at);
+	n = unwind_built(&d, &m, &b, true, ips, &nr_cached);
+	n2 = unwind_built(&d, &m, &b, false, ips2, NULL);
+	ok(same_chain(ips, n, b.want, b.nr_want), "a frame with an expression unwinds alike");
+	is(nr_cached, 0, "by libdwfl, for the whole sample");
+	ok(same_chain(ips2, n2, b.want, b.nr_want), "as libdwfl alone does");
+
+	build_stack(&b, uwt_f2_at, uwt_f3s_at);
+	n = unwind_built(&d, &m, &b, true, ips, &nr_cached);
+	n2 = unwind_built(&d, &m, &b, false, ips2, NULL);
+	ok(n >= 3 && same_chain(ips, n, ips2, n2), "a signal frame unwinds as libdwfl alone does");
+	is(nr_cached, 0, "by libdwfl");
+
+	/* the stack copy ends before f3's return address: the chain ends there */
+	build_stack(&b, uwt_f2_at, uwt_f3_at);
+	{
+		struct unwinder *u = unwinder_new(&d);
+		struct unwind_sample smp;
+
+		built_sample(&smp, &b);
+		smp.stack_size = 7 * 8;
+		n = unwind_user(u, &m, &smp, ips, 16);
+		unwinder_configure(u, 1, false);
+		n2 = unwind_user(u, &m, &smp, ips2, 16);
+		ok(same_chain(ips, n, b.want, 2) && same_chain(ips2, n2, b.want, 2),
+		   "a return address past the copy ends the chain, both ways");
+		unwinder_free(u);
+	}
+	dsos_exit(&d);
+}
+
+/* A batch on two threads gives each sample what it gives alone, whichever way it unwinds. */
+static void test_batch(void)
+{
+	enum { NR = 300 };
+	static struct built b[2];
+	static u64 ips[NR][16];
+	static struct unwind_job jobs[NR];
+	struct map v[64];
+	struct maps m;
+	struct dsos d;
+	struct unwinder *u;
+	u32 bad = 0, nr_libdwfl = 0;
+	u64 cached, libdwfl;
+
+	dsos_init(&d, NULL, 0);
+	memset(&m, 0, sizeof(m));
+	m.v = v;
+	m.nr = read_maps(&d, v, 64);
+	build_stack(&b[0], uwt_f2_at, uwt_f3_at);
+	build_stack(&b[1], uwt_f2x_at, uwt_f3_at);
+	for (u32 i = 0; i < NR; i++) {
+		jobs[i].maps = &m;
+		built_sample(&jobs[i].smp, &b[i % 2]);
+		jobs[i].ips = ips[i];
+		/* some cut short by max */
+		jobs[i].max = i % 7 ? 16 : 3;
+		nr_libdwfl += i % 2;
+	}
+	u = unwinder_new(&d);
+	unwinder_configure(u, 2, true);
+	unwind_batch(u, jobs, NR);
+	for (u32 i = 0; i < NR; i++) {
+		const struct built *w = &b[i % 2];
+
+		bad += !same_chain(ips[i], jobs[i].n, w->want,
+				   jobs[i].max < w->nr_want ? jobs[i].max : w->nr_want);
+	}
+	is(bad, 0, "a batch on two threads: every sample's chain as alone");
+	unwinder_stats(u, &cached, &libdwfl);
+	is(libdwfl, nr_libdwfl, "the samples with an expression went to libdwfl");
+	is(cached, NR - nr_libdwfl, "and the others used the cached rules");
+	unwinder_free(u);
+	dsos_exit(&d);
+}
+
 #endif
 
 int main(void)
@@ -301,6 +545,8 @@ int main(void)
 #if defined(HAVE_LIBDW) && defined(__x86_64__)
 	test_own_stack();
 	test_overlap();
+	test_rules();
+	test_batch();
 #else
 	skip("unwinding this process's own stack", "prec is built without libdw");
 #endif
