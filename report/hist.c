@@ -68,6 +68,10 @@ const char *frame_chain_name(struct profile *p, u32 f, char *buf, size_t len)
 {
 	const struct frame *fr = session_frame(&p->s, f);
 
+	if (fr->sym && fr->sym->inlined) {
+		snprintf(buf, len, "%s (inlined)", sym_name(fr->sym));
+		return buf;
+	}
 	if (fr->sym)
 		return sym_name(fr->sym);
 	snprintf(buf, len, "%#" PRIx64, fr->ip);
@@ -140,6 +144,7 @@ static u32 key_hash(const struct hist_entry *k)
 	h ^= (u64)(uintptr_t)k->dso_name * 0xc2b2ae3d27d4eb4fULL;
 	h ^= (k->sym_start + (k->sym_end << 7) + k->resolved) * 0x165667b19e3779f9ULL;
 	h ^= k->rel * 0x27d4eb2f165667c5ULL;
+	h ^= (u64)(uintptr_t)k->inl * 0x165667b19e3779f9ULL;
 	h ^= (u64)(u32)k->tid << 32 | (u32)k->cpu;
 	h ^= (u64)(uintptr_t)k->srcline * 0x9e3779b97f4a7c15ULL;
 	h ^= (u64)(uintptr_t)k->parent * 0xc2b2ae3d27d4eb4fULL;
@@ -151,6 +156,7 @@ static bool key_equal(const struct hist_entry *a, const struct hist_entry *b)
 	/* not the level: perf's sort__sym_cmp() compares the addresses only; the first shows */
 	return a->comm == b->comm && a->dso_name == b->dso_name && a->resolved == b->resolved &&
 	       a->sym_start == b->sym_start && a->sym_end == b->sym_end && a->rel == b->rel &&
+	       a->inl == b->inl &&
 	       a->tid == b->tid && a->cpu == b->cpu && a->srcline == b->srcline &&
 	       a->parent == b->parent;
 }
@@ -298,6 +304,8 @@ static u32 chain_add(struct profile *p, u32 gid, const char *comm, bool syntheti
 			die("more distinct call chains than prec report can hold");
 		p->arena = xrealloc(p->arena, p->arena_cap * 8);
 	}
+	if (n > p->max_chain)
+		p->max_chain = n;
 	r = chain_at(p, (u32)p->arena_len);
 	r->count = count;
 	r->period = period;
@@ -470,7 +478,7 @@ static u32 chain_frames(struct profile *p, struct thread *t, const struct psampl
 			const struct memo *m, struct memo *dst)
 {
 	u16 cpumode = PERF_RECORD_MISC_USER;
-	u32 n = 0, nr = smp->nr_chain;
+	u32 n = 0, nfile = 0, nr = smp->nr_chain;
 	bool reuse = m && m->raw_valid && m->ugen == t->maps->gen && m->kgen == p->s.kmaps->gen;
 	long delta = m ? (long)m->n - (long)nr : 0;
 	u32 *rf;
@@ -507,8 +515,12 @@ static u32 chain_frames(struct profile *p, struct thread *t, const struct psampl
 			}
 			continue;
 		}
-		if (n == MAX_STACK)
-			continue;
+		/* the file's chain is capped, the frames unwound from the user stack come on top */
+		if (!(smp->unwound && i > smp->unwound_at)) {
+			if (nfile == MAX_STACK)
+				continue;
+			nfile++;
+		}
 		if (reuse && j >= 0 && j < (long)m->n && m->raw[j] == ip &&
 		    m->modes[j] == cpumode && m->frames[j]) {
 			f = m->frames[j];
@@ -607,6 +619,7 @@ static void row_key(struct profile *p, struct hist_entry *key, const char *comm,
 				key->resolved = true;
 				key->sym_start = fr->sym->start;
 				key->sym_end = fr->sym->end;
+				key->inl = fr->sym->inlined ? fr->sym : NULL;
 			} else {
 				key->rel = rel;
 				key->level = level;
@@ -717,21 +730,78 @@ static bool children_caller(const struct report_opts *o);
  * in two parts: the kernel's callchain as any other, and the user frames as the unwinder found
  * them, the ones nearest the sample first (the session unwound no more than --max-stack).
  */
-static u32 sample_filter_chain(struct profile *p, const struct psample *smp, u32 *frames, u32 n)
+static u32 sample_filter_chain(struct profile *p, const struct psample *smp, u32 *frames, u32 n,
+			       u32 *kept_kernel)
 {
 	const struct report_opts *o = p->o;
 	bool caller = o->children ? children_caller(o) : o->caller;
 	u32 nk = 0, nu;
 
 	if (!smp->unwound)
-		return filter_chain(&o->filter, &p->s, caller, frames, n);
+		return *kept_kernel = filter_chain(&o->filter, &p->s, caller, frames, n);
 	for (u32 i = 0; i < smp->unwound_at; i++)
 		nk += smp->chain[i] < PERF_CONTEXT_MAX;
+	nk = nk < MAX_STACK ? nk : MAX_STACK;
 	nk = nk < n ? nk : n;
 	nu = n - nk;
 	nk = filter_chain(&o->filter, &p->s, caller, frames, nk);
+	*kept_kernel = nk;
 	memmove(frames + nk, frames + (n - nu), nu * sizeof(*frames));
 	return nk + filter_chain(&o->filter, &p->s, caller, frames + nk, nu);
+}
+
+/*
+ * The inlined functions of a dwarf sample's unwound user frames, as perf 6.1 lists them
+ * (append_inlines() of its unwinder's entries): each frame whose address the debug information
+ * covers becomes the functions there, innermost first, the last one the function that holds
+ * them; a function whose name is not its symbol's is an inlined one, "(inlined)" (so is the
+ * holder where the debug information names it otherwise). Kernel frames and frame-pointer
+ * chains keep one entry per address. The frames are those the filters kept, the first nk of
+ * them the kernel's. Return: the frames in p->xframes, and how many.
+ */
+static u32 chain_inlines(struct profile *p, struct thread *t, const struct psample *smp,
+			 const u32 *frames, u32 n, u32 nk)
+{
+	u32 m = 0, raw = smp->unwound_at + 1;
+
+	for (u32 i = 0; i < n; i++) {
+		const struct frame *fr = session_frame(&p->s, frames[i]);
+		const char *const *names;
+		const struct map *mp;
+		u64 ip = 0;
+		u32 k = 0;
+
+		/* the user entry it came from: the filters only leave entries out */
+		while (i >= nk && raw < smp->nr_chain &&
+		       session_resolve(&p->s, t, PERF_RECORD_MISC_USER, smp->chain[raw]) != frames[i])
+			raw++;
+		if (i >= nk && raw < smp->nr_chain)
+			ip = smp->chain[raw++];
+		if (ip && fr->sym && fr->dso && fr->dso->kind == DSO_USER &&
+		    (mp = maps_find(t->maps, ip)))
+			k = srcline_inlines(p->srclines, fr->dso, ip - mp->start + mp->pgoff,
+					    &names);
+		if (m + (k ? k : 1) > p->xframes_cap) {
+			p->xframes_cap = 2 * (m + (k ? k : 1)) + 64;
+			p->xframes = xrealloc(p->xframes, p->xframes_cap * sizeof(u32));
+		}
+		if (!k) {
+			p->xframes[m++] = frames[i];
+			continue;
+		}
+		for (u32 j = 0; j < k; j++) {
+			const struct sym *y;
+
+			if (!strcmp(names[j], sym_name(fr->sym))) {
+				p->xframes[m++] = frames[i];
+				continue;
+			}
+			y = srcline_inline_sym(p->srclines, fr->sym, names[j]);
+			p->xframes[m++] = session_frame_of_sym(&p->s, fr->dso, y, fr->ip, fr->rel);
+			fr = session_frame(&p->s, frames[i]); /* the frames may have moved */
+		}
+	}
+	return m;
 }
 
 static void add_sample(struct session *s, struct thread *t, const struct psample *smp, void *arg)
@@ -741,7 +811,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	struct hists *hs;
 	struct hist_entry key, *e;
 	const struct frame *fr;
-	u32 f, frames[MAX_STACK + 1], n, leaf_pos = EMPTY, ugen, kgen;
+	u32 f, *frames, n, nk, leaf_pos = EMPTY, ugen, kgen;
 	struct memo_set *ms = t->memo;
 	struct memo_slot *sl = NULL;
 	const struct memo *prev;
@@ -777,7 +847,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		return;
 	}
 	p->samples_shown += smp->count;
-	if (p->srclines)
+	if (p->srcline_key)
 		src = sample_srcline(p, t, smp, session_frame(s, f));
 	if (p->parent_re)
 		par = sample_parent(p, t, smp);
@@ -848,8 +918,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		if (!p->want_folded)
 			return;
 		if (sl->chain == EMPTY) {
-			frames[0] = f;
-			sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, true, frames, 1,
+			sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, true, &f, 1,
 					      smp->period, smp->count);
 		} else {
 			sl->chain_samples += smp->count;
@@ -857,7 +926,8 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		}
 		return;
 	}
-	leaf_pos = leaf_position(smp);
+	/* the inlined functions at the sample's own address tell its chains apart */
+	leaf_pos = p->inlines && smp->unwound ? EMPTY : leaf_position(smp);
 	ugen = t->maps->gen;
 	kgen = s->kmaps->gen;
 	if (sl->chain != EMPTY && memo_chain_matches(m, smp, leaf_pos, ugen, kgen)) {
@@ -867,8 +937,17 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		return;
 	}
 	memo_flush_chain(p, sl);
+	if (smp->nr_chain > p->cframes_cap) {
+		p->cframes_cap = 2 * smp->nr_chain + 64;
+		p->cframes = xrealloc(p->cframes, p->cframes_cap * sizeof(u32));
+	}
+	frames = p->cframes;
 	n = chain_frames(p, t, smp, frames, prev, m);
-	n = sample_filter_chain(p, smp, frames, n);
+	n = sample_filter_chain(p, smp, frames, n, &nk);
+	if (p->inlines && smp->unwound) {
+		n = chain_inlines(p, t, smp, frames, n, nk);
+		frames = p->xframes;
+	}
 	sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, false, frames, n, smp->period,
 			      smp->count);
 	/* resolving may have loaded the kernel, which changes its maps: take the gens now */
@@ -941,15 +1020,29 @@ static u32 node_child(struct profile *p, u32 parent, u32 key)
 	return id;
 }
 
+/*
+ * The node key of frame f in a call graph: perf's graphs tell inlined functions apart by name
+ * only (match_chain()), so those of one name share the frame of the first.
+ */
+static u32 graph_key(struct profile *p, u32 f)
+{
+	const struct frame *fr = session_frame(&p->s, f);
+
+	return fr->sym && fr->sym->inlined ? srcline_inline_canon(fr->sym)->frame : f;
+}
+
 static void tree_add(struct profile *p, u32 root, const u32 *keys, u32 n, bool reverse, u64 period,
 		     u64 count)
 {
+	bool graph = root != p->folded_root;
 	u32 cur = root;
 
 	p->nodes[root].cumul += period;
 	p->nodes[root].count += count;
 	for (u32 i = 0; i < n; i++) {
-		cur = node_child(p, cur, keys[reverse ? n - 1 - i : i]);
+		u32 k = keys[reverse ? n - 1 - i : i];
+
+		cur = node_child(p, cur, graph ? graph_key(p, k) : k);
 		p->nodes[cur].cumul += period;
 		p->nodes[cur].count += count;
 	}
@@ -970,7 +1063,7 @@ static void children_trees(struct profile *p, struct hist_entry *self, const str
 	const struct report_opts *o = p->o;
 	struct hists *hs = &p->ev[self->attr];
 	bool caller = children_caller(o);
-	u32 rows[MAX_STACK + 1], pos[MAX_STACK + 1], path[MAX_STACK + 1];
+	u32 *rows = p->tree_buf, *pos = rows + p->max_chain + 2, *path = pos + p->max_chain + 2;
 	u32 n = r->n & 0x7fffffffu, nr;
 	u64 min_hit = hists_min_chain_hit(o, hs);
 
@@ -1004,11 +1097,13 @@ void profile_chains_build(struct profile *p)
 	const struct report_opts *o = p->o;
 	bool folded = o->folded || o->flamegraph;
 	struct hist_entry *e;
-	u32 names[MAX_STACK + 2];
+	u32 *names;
 	size_t off = 0;
 
 	if (p->nr_nodes)
 		return;
+	p->tree_buf = xmalloc(3 * (p->max_chain + 2) * sizeof(u32));
+	names = p->tree_buf;
 	node_new(p, 0, 0); /* node 0: nothing */
 	p->folded_root = node_new(p, 0, 0);
 	while (off < p->arena_len) {
@@ -1213,7 +1308,7 @@ static void children_add(struct profile *p)
 {
 	/* rows by gid, as (event, index): the rows added here move the arrays */
 	u32 *ev_of = xmalloc((p->next_gid ? p->next_gid : 1) * 2 * sizeof(u32));
-	u32 rows[MAX_STACK + 1], pos[MAX_STACK + 1];
+	u32 *rows = xmalloc(2 * (p->max_chain + 2) * sizeof(u32)), *pos = rows + p->max_chain + 2;
 	size_t off = 0;
 
 	for (u32 i = 0; i < p->nr_ev; i++) {
@@ -1240,6 +1335,7 @@ static void children_add(struct profile *p)
 		}
 	}
 	free(ev_of);
+	free(rows);
 }
 
 /*
@@ -1360,8 +1456,10 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	/* frame 0 is no frame: an empty entry never matches */
 	p->row_cache = xcalloc(1u << ROW_CACHE_BITS, sizeof(*p->row_cache));
 	for (u32 i = 0; i < o->nr_keys; i++) {
-		if (o->keys[i] == SORT_SRCLINE && !p->srclines)
+		if (o->keys[i] == SORT_SRCLINE && !p->srclines) {
 			p->srclines = srclines_new();
+			p->srcline_key = true;
+		}
 		if (o->keys[i] == SORT_PARENT && !p->parent_re) {
 			p->parent_re = xmalloc(sizeof(*p->parent_re));
 			/* report.c checked -p; perf's default pattern compiles */
@@ -1377,6 +1475,10 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 		if (o->keys[i] == SORT_PID || o->keys[i] == SORT_TID)
 			o->row_by_tid = true;
 	}
+	/* perf adds inlined functions to unwound chains unless --no-inline */
+	p->inlines = p->want_chains && !o->no_inline && srclines_available();
+	if (p->inlines && !p->srclines)
+		p->srclines = srclines_new();
 	ret = session_process(&p->s);
 	if (ret)
 		return ret;
@@ -1396,7 +1498,7 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 			return error("%s: the sort key parent looks in call chains, but the "
 				     "samples have none (record with -g)",
 				     o->input);
-	if (o->children && p->srclines)
+	if (o->children && p->srcline_key)
 		return error("%s: prec report shows the sort key srcline without the children "
 			     "view: add --no-children",
 			     o->input);
@@ -1420,6 +1522,9 @@ void profile_free(struct profile *p)
 	free(p->arena);
 	free(p->buckets);
 	free(p->scratch);
+	free(p->cframes);
+	free(p->tree_buf);
+	free(p->xframes);
 	free(p->nodes);
 	free(p->node_table);
 	free(p->frame_dso);

@@ -26,6 +26,7 @@ struct hist_entry {
 	const char *comm;	/* interned */
 	const char *dso_name;	/* interned short name; NULL without a map */
 	u64 sym_start, sym_end; /* a symbol, by its address range in its binary, as perf compares */
+	const struct sym *inl;	/* an inlined function's symbol (perf compares those by name) */
 	bool resolved;
 	u64 rel; /* unresolved: the map-relative address */
 	int tid, cpu;
@@ -120,7 +121,15 @@ struct profile {
 	u64 filtered; /* samples that a --comm, --pid or --tid filter left out */
 	u64 samples_shown;
 	struct hist_entry **by_gid;
-	struct srclines *srclines; /* the sort key srcline's cache; NULL without that key */
+	struct srclines *srclines; /* line tables: the sort key srcline's, inlined frames' */
+	bool srcline_key;	   /* the sort key srcline is in use */
+	bool inlines;		   /* add inlined functions to unwound user frames */
+	u32 *cframes;		   /* a sample's frames */
+	u32 cframes_cap;
+	u32 *xframes;		   /* and with the inlined functions */
+	u32 xframes_cap;
+	u32 max_chain;		   /* the most frames of a distinct chain */
+	u32 *tree_buf;		   /* room for three chains, while the trees are built */
 	regex_t *parent_re;	   /* the sort key parent's; NULL without that key */
 	u8 *parent_match;	   /* per frame: 0 not tried, 1 matches, 2 does not */
 	u32 parent_match_len;

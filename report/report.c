@@ -53,6 +53,9 @@ static void usage(FILE *f)
 	    "                        how to show call chains: graph (default), fractal, flat\n"
 	    "                        or none; caller or callee (default) order; a number is\n"
 	    "                        the smallest share shown, in percent (default 0.5)\n"
+	    "      --inline          list inlined functions in unwound (dwarf) call chains, as\n"
+	    "                        perf does (the default)\n"
+	    "      --no-inline       leave them out\n"
 	    "      --percent-limit PCT\n"
 	    "                        hide rows (and chains) below PCT percent\n"
 	    "      --json            print the table (or the overhead, counters or metrics view)\n"
@@ -166,6 +169,9 @@ enum {
 	OPT_VMLINUX,
 	/* the metrics view */
 	OPT_METRICS,
+	/* inlined functions in call chains */
+	OPT_INLINE,
+	OPT_NO_INLINE,
 };
 
 /* the input and filter options' letters after the others' */
@@ -225,6 +231,8 @@ static const struct option long_options[] = {
     {"ignore-vmlinux", no_argument, NULL, OPT_IGNORE_VMLINUX},
     {"vmlinux", required_argument, NULL, 'k'},
     {"metrics", optional_argument, NULL, OPT_METRICS},
+    {"inline", no_argument, NULL, OPT_INLINE},
+    {"no-inline", no_argument, NULL, OPT_NO_INLINE},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -509,7 +517,6 @@ static const char *const perf_only[] = {
     "--socket-filter",
     "--raw-trace",
     "--stdio-color",
-    "--inline",
     "--percent-type",
     "--ns",
     "--time-quantum",
@@ -761,6 +768,10 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_CHILDREN:
 			o.children = true;
+			break;
+		case OPT_INLINE:
+		case OPT_NO_INLINE:
+			o.no_inline = c == OPT_NO_INLINE;
 			break;
 		case OPT_STATS:
 		case OPT_TASKS:

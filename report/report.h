@@ -95,6 +95,7 @@ struct report_opts {
 	bool folded;
 	bool row_by_cpu, row_by_tid; /* set by profile_run(): rows differ by CPU, by thread */
 	bool children; /* --children: rows also count the samples whose call chains pass them */
+	bool no_inline; /* --no-inline: no inlined functions in unwound call chains */
 	const char *flamegraph; /* --flamegraph FILE */
 	bool intervals;		/* --intervals: --overhead and --counters per interval */
 	/* the table's columns and percentages, as perf report's output options */

@@ -17,10 +17,12 @@
 #include <unistd.h>
 
 #ifdef HAVE_LIBDW
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #endif
 
 #include "report/srcline.h"
+#include "report/symbols-internal.h"
 #include "util/hash-index.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -42,7 +44,29 @@ struct src_entry {
 	const char *text;
 };
 
+/* The functions at one address (srcline_inlines()): names[first ... first + n). */
+struct src_inl {
+	struct dso *dso;
+	u64 rel;
+	u32 first, n;
+};
+
+/* An inlined function's symbol, one per (base, name). */
+struct src_isym {
+	struct sym sym;
+	const struct sym *base;
+	const struct sym *canon; /* the first of that name */
+	struct src_isym *next;
+};
+
 struct srclines {
+	struct src_inl *inl; /* each (dso, rel) whose functions were looked up, through iix */
+	u32 ninl, inlcap;
+	struct hash_index iix;
+	const char **names; /* their names, interned */
+	u32 nnames, namecap;
+	struct src_isym **isyms; /* hashed by (base, name) */
+	u32 isym_mask, nisyms;
 	struct src_entry *v; /* each (dso, rel) looked up, found through ix */
 	u32 nr, cap;
 	struct hash_index ix;
@@ -110,6 +134,15 @@ void srclines_free(struct srclines *sl)
 #endif
 		free(d);
 	}
+	for (u32 i = 0; sl->isyms && i <= sl->isym_mask; i++)
+		for (struct src_isym *y = sl->isyms[i], *n; y; y = n) {
+			n = y->next;
+			free(y);
+		}
+	free(sl->isyms);
+	free(sl->inl);
+	free(sl->names);
+	hash_index_free(&sl->iix);
 	for (u32 i = 0; i < sl->ntexts; i++)
 		free(sl->texts[i]);
 	free(sl->texts);
@@ -255,4 +288,187 @@ const char *srcline_get(struct srclines *sl, struct dso *dso, const struct sym *
 	sl->v[sl->nr] = key;
 	hash_index_set(&sl->ix, slot, sl->nr++);
 	return key.text;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Inlined functions */
+
+static u64 inl_hash_at(const void *ctx, u32 i)
+{
+	const struct srclines *sl = ctx;
+
+	return entry_hash(sl->inl[i].dso, sl->inl[i].rel);
+}
+
+static bool inl_eq(const void *ctx, u32 i, const void *key)
+{
+	const struct srclines *sl = ctx;
+	const struct src_inl *k = key;
+
+	return sl->inl[i].dso == k->dso && sl->inl[i].rel == k->rel;
+}
+
+static void name_add(struct srclines *sl, const char *name)
+{
+	if (sl->nnames == sl->namecap) {
+		sl->namecap = sl->namecap ? 2 * sl->namecap : 256;
+		sl->names = xrealloc(sl->names, sl->namecap * sizeof(*sl->names));
+	}
+	sl->names[sl->nnames++] = text_intern(sl, xstrdup(name));
+}
+
+#ifdef HAVE_LIBDW
+/*
+ * The name addr2line gives a function, which perf shows: its linkage name where it has one
+ * (glibc's internal aliases, "__GI___clock_gettime"; C++ names, demangled as perf does), else
+ * its name, either found through DW_AT_abstract_origin or DW_AT_specification.
+ */
+static const char *function_name(Dwarf_Die *die)
+{
+	static const int attrs[] = {DW_AT_linkage_name, DW_AT_MIPS_linkage_name};
+	Dwarf_Attribute a;
+	const char *name;
+	static char buf[4096];
+
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		name = dwarf_formstring(dwarf_attr_integrate(die, attrs[i], &a));
+		if (name)
+			return demangle(name, buf, sizeof(buf));
+	}
+	name = dwarf_diename(die);
+	return name ? name : "??";
+}
+
+/*
+ * Below die, the functions whose code holds ELF address addr, innermost first: the inlined
+ * ones (addr2line -i's list, which perf reads), then the one that holds them. Walked by hand:
+ * dwarf_getscopes() goes on from an inlined function into its abstract definition, not into
+ * the function it was inlined into. Return: whether one was found.
+ */
+static bool scope_names(struct srclines *sl, Dwarf_Die *die, u64 addr, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		bool fn = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+
+		/* functions of C++ sit in namespaces, which have no addresses */
+		if (tag == DW_TAG_namespace) {
+			if (scope_names(sl, &child, addr, depth + 1))
+				return true;
+			continue;
+		}
+		if (!fn && tag != DW_TAG_lexical_block)
+			continue;
+		if (dwarf_haspc(&child, addr) <= 0)
+			continue;
+		if (scope_names(sl, &child, addr, depth + 1) && !fn)
+			return true;
+		if (!fn)
+			continue;
+		name_add(sl, function_name(&child));
+		return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+static void dwarf_inlines(struct srclines *sl, struct dso *dso, u64 addr)
+{
+	struct src_dso *d = src_dso(sl, dso);
+	Dwarf_Die cu;
+
+	if (d->dw && dwarf_addrdie(d->dw, addr, &cu))
+		scope_names(sl, &cu, addr, 0);
+}
+#else
+static void dwarf_inlines(struct srclines *sl, struct dso *dso, u64 addr)
+{
+	(void)sl;
+	(void)dso;
+	(void)addr;
+}
+#endif
+
+u32 srcline_inlines(struct srclines *sl, struct dso *dso, u64 rel, const char *const **names)
+{
+	struct src_inl key = {dso, rel, 0, 0};
+	u32 slot;
+	int64_t i;
+
+	if (!hash_index_reserve(&sl->iix, inl_hash_at, sl))
+		die("out of memory");
+	slot = hash_index_find(&sl->iix, entry_hash(dso, rel), inl_eq, sl, &key, &i);
+	if (i < 0) {
+		key.first = sl->nnames;
+		if (dso && dso->kind == DSO_USER)
+			dwarf_inlines(sl, dso, objdump_addr(dso, rel));
+		key.n = sl->nnames - key.first;
+		if (sl->ninl == sl->inlcap) {
+			sl->inlcap = sl->inlcap ? 2 * sl->inlcap : 1024;
+			sl->inl = xrealloc(sl->inl, sl->inlcap * sizeof(*sl->inl));
+		}
+		sl->inl[sl->ninl] = key;
+		hash_index_set(&sl->iix, slot, sl->ninl);
+		i = sl->ninl++;
+	}
+	*names = sl->names + sl->inl[i].first;
+	return sl->inl[i].n;
+}
+
+static u32 isym_hash(const struct sym *base, const char *name)
+{
+	return (u32)hash_mix64((u64)(uintptr_t)base * 31 ^ (u64)(uintptr_t)name);
+}
+
+const struct sym *srcline_inline_sym(struct srclines *sl, const struct sym *base,
+				     const char *name)
+{
+	struct src_isym *y;
+	const struct sym *canon = NULL;
+	u32 h;
+
+	if (!sl->isyms || sl->nisyms > sl->isym_mask) {
+		u32 mask = sl->isyms ? 2 * sl->isym_mask + 1 : 255;
+		struct src_isym **t = xcalloc(mask + 1, sizeof(*t));
+
+		for (u32 i = 0; sl->isyms && i <= sl->isym_mask; i++)
+			for (struct src_isym *n; (y = sl->isyms[i]); sl->isyms[i] = n) {
+				n = y->next;
+				h = isym_hash(y->base, y->sym.name) & mask;
+				y->next = t[h];
+				t[h] = y;
+			}
+		free(sl->isyms);
+		sl->isyms = t;
+		sl->isym_mask = mask;
+	}
+	h = isym_hash(base, name) & sl->isym_mask;
+	for (y = sl->isyms[h]; y; y = y->next)
+		if (y->base == base && y->sym.name == name)
+			return &y->sym;
+	for (u32 i = 0; !canon && i <= sl->isym_mask; i++)
+		for (struct src_isym *x = sl->isyms[i]; x && !canon; x = x->next)
+			if (x->sym.name == name)
+				canon = x->canon;
+	y = xcalloc(1, sizeof(*y));
+	y->canon = canon ? canon : &y->sym;
+	y->base = base;
+	y->sym.start = base->start;
+	y->sym.end = base->end;
+	y->sym.name = name;
+	y->sym.namelen = (u32)strlen(name);
+	y->sym.binding = base->binding;
+	y->sym.inlined = 1;
+	y->next = sl->isyms[h];
+	sl->isyms[h] = y;
+	sl->nisyms++;
+	return &y->sym;
+}
+
+const struct sym *srcline_inline_canon(const struct sym *sym)
+{
+	return sym->inlined ? ((const struct src_isym *)(const void *)sym)->canon : sym;
 }

@@ -39,4 +39,31 @@ void srclines_free(struct srclines *sl);
  */
 const char *srcline_get(struct srclines *sl, struct dso *dso, const struct sym *sym, u64 rel);
 
+/**
+ * srcline_inlines - the functions the debug information of dso places at map-relative address
+ * rel: those inlined there, innermost first, then the function that holds them, each named as
+ * its DWARF entry (or abstract origin) names it.
+ * @names: set to the names, strings the cache owns (valid until srclines_free())
+ *
+ * Return: how many; 0 when the debug information does not cover rel (or without libdw).
+ */
+u32 srcline_inlines(struct srclines *sl, struct dso *dso, u64 rel, const char *const **names);
+
+/**
+ * srcline_inline_sym - the symbol perf makes for an inlined function called name (interned by
+ * srcline_inlines()) whose code lies in base: base's range, name, marked inlined.
+ *
+ * Return: the one symbol of (base, name), owned by the cache.
+ */
+const struct sym *srcline_inline_sym(struct srclines *sl, const struct sym *base,
+				     const char *name);
+
+/**
+ * srcline_inline_canon - the first symbol srcline_inline_sym() made with the name of sym, which
+ * perf's call graphs do not tell from sym (they compare inlined functions by name).
+ *
+ * Return: that symbol; sym itself when it is not an inlined function's.
+ */
+const struct sym *srcline_inline_canon(const struct sym *sym);
+
 #endif

@@ -247,7 +247,8 @@ static void sym_cell(struct profile *p, const struct hist_entry *e, char *buf, s
 	const struct frame *fr = session_frame(&p->s, e->frame);
 
 	if (fr->sym)
-		snprintf(buf, len, "[%c] %s", fr->level, sym_name(fr->sym));
+		snprintf(buf, len, "[%c] %s%s", fr->level, sym_name(fr->sym),
+			 fr->sym->inlined ? " (inlined)" : "");
 	else /* perf's "%-#.*llx" with 16 digits: no 0x for 0, as printf has it */
 		snprintf(buf, len, "[%c] %#.16" PRIx64, e->level, e->rel);
 }
