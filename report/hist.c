@@ -66,8 +66,21 @@ const char *frame_dso_name(struct profile *p, u32 f)
 
 const char *frame_chain_name(struct profile *p, u32 f, char *buf, size_t len)
 {
-	const struct frame *fr = session_frame(&p->s, f);
+	const struct frame *fr;
 
+	if (p->addr_key) {
+		const struct chain_loc *l = &p->locs[f];
+
+		fr = session_frame(&p->s, l->frame);
+		/* perf's callchain_list__sym_name() with the address sort key */
+		if (fr->sym)
+			snprintf(buf, len, "%s%s%s%s", sym_name(fr->sym), l->line ? " " : "",
+				 l->line ? l->line : "", fr->sym->inlined ? " (inlined)" : "");
+		else
+			snprintf(buf, len, "%#" PRIx64, l->ip);
+		return buf;
+	}
+	fr = session_frame(&p->s, f);
 	if (fr->sym && fr->sym->inlined) {
 		snprintf(buf, len, "%s (inlined)", sym_name(fr->sym));
 		return buf;
@@ -279,20 +292,38 @@ static void buckets_grow(struct profile *p)
 	p->bucket_mask = mask;
 }
 
-/* Count a sample of chain (gid, comm, frames); return: its record's offset. */
+/* The 8-byte words of a record of n frames: with -g address, their places follow them. */
+static size_t chain_words(const struct profile *p, u32 n)
+{
+	return (sizeof(struct chain_rec) + (p->addr_key ? 2 : 1) * (size_t)n * sizeof(u32) + 7) / 8;
+}
+
+/* The node keys of record r's frames: the frames, or with -g address their places. */
+static const u32 *chain_keys(const struct profile *p, const struct chain_rec *r)
+{
+	return p->addr_key ? r->frames + (r->n & 0x7fffffffu) : r->frames;
+}
+
+/*
+ * Count a sample of chain (gid, comm, frames); with -g address locs are the places of the
+ * frames (NULL: none, a synthetic chain). Return: its record's offset.
+ */
 static u32 chain_add(struct profile *p, u32 gid, const char *comm, bool synthetic,
-		     const u32 *frames, u32 n, u64 period, u64 count)
+		     const u32 *frames, const u32 *locs, u32 n, u64 period, u64 count)
 {
 	u32 nf = n | (synthetic ? 0x80000000u : 0), h = chain_hash(gid, comm, nf, frames), i;
-	size_t words = (sizeof(struct chain_rec) + n * sizeof(u32) + 7) / 8;
+	size_t words = chain_words(p, n);
 	struct chain_rec *r;
 
+	if (p->addr_key && locs)
+		h ^= chain_hash(0, NULL, n, locs);
 	for (i = h & p->bucket_mask; p->buckets[i].off != EMPTY; i = (i + 1) & p->bucket_mask) {
 		if (p->buckets[i].hash != h)
 			continue;
 		r = chain_at(p, p->buckets[i].off);
 		if (r->gid == gid && r->comm == comm && r->n == nf &&
-		    !memcmp(r->frames, frames, n * sizeof(u32))) {
+		    !memcmp(r->frames, frames, n * sizeof(u32)) &&
+		    (!p->addr_key || !locs || !memcmp(r->frames + n, locs, n * sizeof(u32)))) {
 			r->count += count;
 			r->period += period;
 			return p->buckets[i].off;
@@ -313,6 +344,10 @@ static u32 chain_add(struct profile *p, u32 gid, const char *comm, bool syntheti
 	r->gid = gid;
 	r->n = nf;
 	memcpy(r->frames, frames, n * sizeof(u32));
+	if (p->addr_key && locs)
+		memcpy(r->frames + n, locs, n * sizeof(u32));
+	else if (p->addr_key)
+		memset(r->frames + n, 0, n * sizeof(u32));
 	p->buckets[i].hash = h;
 	p->buckets[i].off = (u32)p->arena_len;
 	p->arena_len += words;
@@ -470,12 +505,13 @@ static void memo_room(struct memo *m, u32 n)
 }
 
 /*
- * The frames of a sample's callchain, callee first, into out; 0 when perf would discard the
+ * The frames of a sample's callchain, callee first, into out, and where each is in the raw chain
+ * into pos (its mode stays in p->scratch until the next sample); 0 when perf would discard the
  * chain. Entries equal to those of the thread's previous chain, aligned at the outer end (where
  * chains of one thread agree most), are not resolved again.
  */
 static u32 chain_frames(struct profile *p, struct thread *t, const struct psample *smp, u32 *out,
-			const struct memo *m, struct memo *dst)
+			u32 *pos, const struct memo *m, struct memo *dst)
 {
 	u16 cpumode = PERF_RECORD_MISC_USER;
 	u32 n = 0, nfile = 0, nr = smp->nr_chain;
@@ -529,6 +565,7 @@ static u32 chain_frames(struct profile *p, struct thread *t, const struct psampl
 			p->resolves++;
 		}
 		rf[i] = f;
+		pos[n] = i;
 		out[n++] = f;
 	}
 	memo_room(dst, nr);
@@ -691,27 +728,108 @@ static const char *sample_parent(struct profile *p, struct thread *t, const stru
  * The source line of a sample's own address (the sort key srcline): its map-relative address,
  * found as the frame's was, since a frame stands for a whole symbol.
  */
-static const char *sample_srcline(struct profile *p, struct thread *t, const struct psample *smp,
-				  const struct frame *fr)
+static u64 frame_rel(struct profile *p, struct thread *t, u16 cpumode, u64 ip,
+		     const struct frame *fr)
 {
-	const struct maps *ms = smp->cpumode == PERF_RECORD_MISC_KERNEL ? p->s.kmaps : t->maps;
-	u64 rel = smp->ip;
+	const struct maps *ms = cpumode == PERF_RECORD_MISC_KERNEL ? p->s.kmaps : t->maps;
 	u32 lo = 0, hi = ms->nr;
 
 	while (fr->dso && lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
 		const struct map *m = &ms->v[mid];
 
-		if (smp->ip < m->start) {
+		if (ip < m->start)
 			hi = mid;
-		} else if (smp->ip >= m->end) {
+		else if (ip >= m->end)
 			lo = mid + 1;
-		} else {
-			rel = m->identity ? smp->ip : smp->ip - m->start + m->pgoff;
-			break;
-		}
+		else
+			return m->identity ? ip : ip - m->start + m->pgoff;
 	}
-	return srcline_get(p->srclines, fr->dso, fr->sym, rel);
+	return ip;
+}
+
+static const char *sample_srcline(struct profile *p, struct thread *t, const struct psample *smp,
+				  const struct frame *fr)
+{
+	return srcline_get(p->srclines, fr->dso, fr->sym,
+			   frame_rel(p, t, smp->cpumode, smp->ip, fr));
+}
+
+static u64 loc_hash(u32 frame, u64 ip)
+{
+	return hash_mix64(ip ^ (u64)frame << 40 ^ frame);
+}
+
+static u64 loc_hash_at(const void *ctx, u32 i)
+{
+	const struct profile *p = ctx;
+
+	return loc_hash(p->locs[i].frame, p->locs[i].ip);
+}
+
+static bool loc_eq(const void *ctx, u32 i, const void *key)
+{
+	const struct profile *p = ctx;
+	const struct chain_loc *k = key;
+
+	return p->locs[i].frame == k->frame && p->locs[i].ip == k->ip;
+}
+
+/*
+ * The place of a chain entry with -g address, which perf's graphs tell apart by address (of the
+ * same binary: match_chain_dso_addresses()) and show with its source line: frame at ip, whose
+ * line is line, or when line is NULL the one the line tables give (perf's callchain_srcline()).
+ */
+static u32 chain_loc(struct profile *p, struct thread *t, u16 cpumode, u32 frame, u64 ip,
+		     const char *line, bool have_line)
+{
+	struct chain_loc key = {frame, ip, line};
+	u32 slot;
+	int64_t i;
+
+	if (!p->nr_locs)
+		p->nr_locs = 1; /* 0 is no place */
+	if (!hash_index_reserve(&p->loc_ix, loc_hash_at, p))
+		die("out of memory");
+	slot = hash_index_find(&p->loc_ix, loc_hash(frame, ip), loc_eq, p, &key, &i);
+	if (i >= 0)
+		return (u32)i;
+	if (!have_line) {
+		const struct frame *fr = session_frame(&p->s, frame);
+
+		key.line = fr->dso ? srcline_chain_get(p->srclines, fr->dso, fr->sym,
+						       frame_rel(p, t, cpumode, ip, fr))
+				   : NULL;
+	}
+	if (p->nr_locs >= p->cap_locs) {
+		p->cap_locs = p->cap_locs ? 2 * p->cap_locs : 1024;
+		p->locs = xrealloc(p->locs, p->cap_locs * sizeof(*p->locs));
+	}
+	p->locs[p->nr_locs] = key;
+	hash_index_set(&p->loc_ix, slot, p->nr_locs);
+	return p->nr_locs++;
+}
+
+/* Room for n frames and their places in p->xframes and p->xlocs. */
+static void xframes_room(struct profile *p, u32 n)
+{
+	if (n <= p->xframes_cap)
+		return;
+	p->xframes_cap = 2 * n + 64;
+	p->xframes = xrealloc(p->xframes, p->xframes_cap * sizeof(u32));
+	p->xlocs = xrealloc(p->xlocs, p->xframes_cap * sizeof(u32));
+}
+
+/* With -g address, the places of a chain's frames (pos: where each is in the raw chain). */
+static void chain_locs(struct profile *p, struct thread *t, const struct psample *smp,
+		       const u32 *frames, const u32 *pos, u32 n)
+{
+	const u8 *modes = (const u8 *)(p->scratch + smp->nr_chain);
+
+	xframes_room(p, n);
+	for (u32 i = 0; i < n; i++)
+		p->xlocs[i] = chain_loc(p, t, modes[pos[i]], frames[i], smp->chain[pos[i]], NULL,
+					false);
 }
 
 static inline struct row_cache_entry *row_cache_slot(struct profile *p, const struct psample *smp,
@@ -730,24 +848,25 @@ static bool children_caller(const struct report_opts *o);
  * in two parts: the kernel's callchain as any other, and the user frames as the unwinder found
  * them, the ones nearest the sample first (the session unwound no more than --max-stack).
  */
-static u32 sample_filter_chain(struct profile *p, const struct psample *smp, u32 *frames, u32 n,
-			       u32 *kept_kernel)
+static u32 sample_filter_chain(struct profile *p, const struct psample *smp, u32 *frames, u32 *pos,
+			       u32 n, u32 *kept_kernel)
 {
 	const struct report_opts *o = p->o;
 	bool caller = o->children ? children_caller(o) : o->caller;
 	u32 nk = 0, nu;
 
 	if (!smp->unwound)
-		return *kept_kernel = filter_chain(&o->filter, &p->s, caller, frames, n);
+		return *kept_kernel = filter_chain(&o->filter, &p->s, caller, frames, pos, n);
 	for (u32 i = 0; i < smp->unwound_at; i++)
 		nk += smp->chain[i] < PERF_CONTEXT_MAX;
 	nk = nk < MAX_STACK ? nk : MAX_STACK;
 	nk = nk < n ? nk : n;
 	nu = n - nk;
-	nk = filter_chain(&o->filter, &p->s, caller, frames, nk);
+	nk = filter_chain(&o->filter, &p->s, caller, frames, pos, nk);
 	*kept_kernel = nk;
 	memmove(frames + nk, frames + (n - nu), nu * sizeof(*frames));
-	return nk + filter_chain(&o->filter, &p->s, caller, frames + nk, nu);
+	memmove(pos + nk, pos + (n - nu), nu * sizeof(*pos));
+	return nk + filter_chain(&o->filter, &p->s, caller, frames + nk, pos + nk, nu);
 }
 
 /*
@@ -757,47 +876,44 @@ static u32 sample_filter_chain(struct profile *p, const struct psample *smp, u32
  * them; a function whose name is not its symbol's is an inlined one, "(inlined)" (so is the
  * holder where the debug information names it otherwise). Kernel frames and frame-pointer
  * chains keep one entry per address. The frames are those the filters kept, the first nk of
- * them the kernel's. Return: the frames in p->xframes, and how many.
+ * them the kernel's, pos where each is in the raw chain. Return: the frames in p->xframes
+ * (with -g address their places in p->xlocs), and how many.
  */
 static u32 chain_inlines(struct profile *p, struct thread *t, const struct psample *smp,
-			 const u32 *frames, u32 n, u32 nk)
+			 const u32 *frames, const u32 *pos, u32 n, u32 nk)
 {
-	u32 m = 0, raw = smp->unwound_at + 1;
+	u32 m = 0;
 
 	for (u32 i = 0; i < n; i++) {
 		const struct frame *fr = session_frame(&p->s, frames[i]);
-		const char *const *names;
+		const struct srcline_func *fn;
 		const struct map *mp;
-		u64 ip = 0;
+		u64 ip = smp->chain[pos[i]];
 		u32 k = 0;
 
-		/* the user entry it came from: the filters only leave entries out */
-		while (i >= nk && raw < smp->nr_chain &&
-		       session_resolve(&p->s, t, PERF_RECORD_MISC_USER, smp->chain[raw]) != frames[i])
-			raw++;
-		if (i >= nk && raw < smp->nr_chain)
-			ip = smp->chain[raw++];
-		if (ip && fr->sym && fr->dso && fr->dso->kind == DSO_USER &&
+		if (i >= nk && fr->sym && fr->dso && fr->dso->kind == DSO_USER &&
 		    (mp = maps_find(t->maps, ip)))
-			k = srcline_inlines(p->srclines, fr->dso, ip - mp->start + mp->pgoff,
-					    &names);
-		if (m + (k ? k : 1) > p->xframes_cap) {
-			p->xframes_cap = 2 * (m + (k ? k : 1)) + 64;
-			p->xframes = xrealloc(p->xframes, p->xframes_cap * sizeof(u32));
-		}
+			k = srcline_inlines(p->srclines, fr->dso, fr->sym,
+					    ip - mp->start + mp->pgoff, &fn);
+		xframes_room(p, m + (k ? k : 1));
 		if (!k) {
+			if (p->addr_key)
+				p->xlocs[m] = chain_loc(p, t, i < nk ? PERF_RECORD_MISC_KERNEL
+								  : PERF_RECORD_MISC_USER,
+							frames[i], ip, NULL, false);
 			p->xframes[m++] = frames[i];
 			continue;
 		}
 		for (u32 j = 0; j < k; j++) {
-			const struct sym *y;
+			u32 f = fn[j].sym == fr->sym
+					? frames[i]
+					: session_frame_of_sym(&p->s, fr->dso, fn[j].sym, fr->ip,
+							       fr->rel);
 
-			if (!strcmp(names[j], sym_name(fr->sym))) {
-				p->xframes[m++] = frames[i];
-				continue;
-			}
-			y = srcline_inline_sym(p->srclines, fr->sym, names[j]);
-			p->xframes[m++] = session_frame_of_sym(&p->s, fr->dso, y, fr->ip, fr->rel);
+			if (p->addr_key)
+				p->xlocs[m] = chain_loc(p, t, PERF_RECORD_MISC_USER, f, ip,
+							fn[j].line, true);
+			p->xframes[m++] = f;
 			fr = session_frame(&p->s, frames[i]); /* the frames may have moved */
 		}
 	}
@@ -811,7 +927,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	struct hists *hs;
 	struct hist_entry key, *e;
 	const struct frame *fr;
-	u32 f, *frames, n, nk, leaf_pos = EMPTY, ugen, kgen;
+	u32 f, *frames, *locs = NULL, n, nk, leaf_pos = EMPTY, ugen, kgen;
 	struct memo_set *ms = t->memo;
 	struct memo_slot *sl = NULL;
 	const struct memo *prev;
@@ -918,7 +1034,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		if (!p->want_folded)
 			return;
 		if (sl->chain == EMPTY) {
-			sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, true, &f, 1,
+			sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, true, &f, NULL, 1,
 					      smp->period, smp->count);
 		} else {
 			sl->chain_samples += smp->count;
@@ -926,8 +1042,8 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		}
 		return;
 	}
-	/* the inlined functions at the sample's own address tell its chains apart */
-	leaf_pos = p->inlines && smp->unwound ? EMPTY : leaf_position(smp);
+	/* the inlined functions at the sample's own address tell its chains apart, as -g address */
+	leaf_pos = (p->inlines && smp->unwound) || p->addr_key ? EMPTY : leaf_position(smp);
 	ugen = t->maps->gen;
 	kgen = s->kmaps->gen;
 	if (sl->chain != EMPTY && memo_chain_matches(m, smp, leaf_pos, ugen, kgen)) {
@@ -939,16 +1055,20 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	memo_flush_chain(p, sl);
 	if (smp->nr_chain > p->cframes_cap) {
 		p->cframes_cap = 2 * smp->nr_chain + 64;
-		p->cframes = xrealloc(p->cframes, p->cframes_cap * sizeof(u32));
+		p->cframes = xrealloc(p->cframes, 2 * p->cframes_cap * sizeof(u32));
 	}
 	frames = p->cframes;
-	n = chain_frames(p, t, smp, frames, prev, m);
-	n = sample_filter_chain(p, smp, frames, n, &nk);
+	n = chain_frames(p, t, smp, frames, frames + p->cframes_cap, prev, m);
+	n = sample_filter_chain(p, smp, frames, frames + p->cframes_cap, n, &nk);
 	if (p->inlines && smp->unwound) {
-		n = chain_inlines(p, t, smp, frames, n, nk);
+		n = chain_inlines(p, t, smp, frames, frames + p->cframes_cap, n, nk);
 		frames = p->xframes;
+		locs = p->xlocs;
+	} else if (p->addr_key) {
+		chain_locs(p, t, smp, frames, frames + p->cframes_cap, n);
+		locs = p->xlocs;
 	}
-	sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, false, frames, n, smp->period,
+	sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, false, frames, locs, n, smp->period,
 			      smp->count);
 	/* resolving may have loaded the kernel, which changes its maps: take the gens now */
 	m->ugen = t->maps->gen;
@@ -1026,8 +1146,11 @@ static u32 node_child(struct profile *p, u32 parent, u32 key)
  */
 static u32 graph_key(struct profile *p, u32 f)
 {
-	const struct frame *fr = session_frame(&p->s, f);
+	const struct frame *fr;
 
+	if (p->addr_key)
+		return f; /* a place: perf compares those by address */
+	fr = session_frame(&p->s, f);
 	return fr->sym && fr->sym->inlined ? srcline_inline_canon(fr->sym)->frame : f;
 }
 
@@ -1066,11 +1189,12 @@ static void children_trees(struct profile *p, struct hist_entry *self, const str
 	u32 *rows = p->tree_buf, *pos = rows + p->max_chain + 2, *path = pos + p->max_chain + 2;
 	u32 n = r->n & 0x7fffffffu, nr;
 	u64 min_hit = hists_min_chain_hit(o, hs);
+	const u32 *keys = chain_keys(p, r);
 
 	if (o->chain_mode == CHAIN_FRACTAL || self->acc_period >= min_hit) {
 		if (!self->chain_root)
 			self->chain_root = node_new(p, 0, 0);
-		tree_add(p, self->chain_root, r->frames, n, caller, r->period, r->count);
+		tree_add(p, self->chain_root, keys, n, caller, r->period, r->count);
 	}
 	nr = chain_rows(p, hs, (u32)(self - hs->v), r, rows, pos);
 	for (u32 i = 0; i < nr; i++) {
@@ -1082,10 +1206,10 @@ static void children_trees(struct profile *p, struct hist_entry *self, const str
 		/* from the entry to the sampled function (caller), or out to the root (callee) */
 		if (caller)
 			for (u32 k = pos[i] + 1; k-- > 0;)
-				path[m++] = r->frames[k];
+				path[m++] = keys[k];
 		else
 			for (u32 k = pos[i]; k < n; k++)
-				path[m++] = r->frames[k];
+				path[m++] = keys[k];
 		if (!e->chain_root)
 			e->chain_root = node_new(p, 0, 0);
 		tree_add(p, e->chain_root, path, m, false, r->period, r->count);
@@ -1112,7 +1236,7 @@ void profile_chains_build(struct profile *p)
 		bool synthetic = r->n & 0x80000000u;
 		char tmp[4096];
 
-		off += (sizeof(*r) + n * sizeof(u32) + 7) / 8;
+		off += chain_words(p, n);
 		e = p->by_gid[r->gid];
 		/*
 		 * A graph shows nothing of a row below the threshold (every branch is smaller
@@ -1125,7 +1249,8 @@ void profile_chains_build(struct profile *p)
 			    e->period >= hists_min_chain_hit(o, &p->ev[e->attr]))) {
 			if (!e->chain_root)
 				e->chain_root = node_new(p, 0, 0);
-			tree_add(p, e->chain_root, r->frames, n, o->caller, r->period, r->count);
+			tree_add(p, e->chain_root, chain_keys(p, r), n, o->caller, r->period,
+				 r->count);
 		}
 		if (!folded)
 			continue;
@@ -1324,7 +1449,7 @@ static void children_add(struct profile *p)
 		u32 n = r->n & 0x7fffffffu, nr;
 		struct hists *hs;
 
-		off += (sizeof(*r) + n * sizeof(u32) + 7) / 8;
+		off += chain_words(p, n);
 		if (r->n & 0x80000000u)
 			continue; /* no call chain: the sample counts in its own row only */
 		hs = &p->ev[ev_of[2 * r->gid]];
@@ -1396,7 +1521,7 @@ static void rename_comms(struct profile *p)
 	while (gid_to && off < p->arena_len) {
 		struct chain_rec *r = chain_at(p, (u32)off);
 
-		off += (sizeof(*r) + (r->n & 0x7fffffffu) * sizeof(u32) + 7) / 8;
+		off += chain_words(p, r->n & 0x7fffffffu);
 		r->gid = gid_to[r->gid];
 	}
 	free(gid_to);
@@ -1477,7 +1602,8 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	}
 	/* perf adds inlined functions to unwound chains unless --no-inline */
 	p->inlines = p->want_chains && !o->no_inline && srclines_available();
-	if (p->inlines && !p->srclines)
+	p->addr_key = p->want_chains && o->chain_address;
+	if ((p->inlines || p->addr_key) && !p->srclines)
 		p->srclines = srclines_new();
 	ret = session_process(&p->s);
 	if (ret)
@@ -1525,6 +1651,9 @@ void profile_free(struct profile *p)
 	free(p->cframes);
 	free(p->tree_buf);
 	free(p->xframes);
+	free(p->xlocs);
+	free(p->locs);
+	hash_index_free(&p->loc_ix);
 	free(p->nodes);
 	free(p->node_table);
 	free(p->frame_dso);

@@ -90,6 +90,7 @@ struct report_opts {
 	bool caller;	       /* -g caller: root first */
 	bool order_given;      /* -g caller or callee was given (--children defaults to caller) */
 	double chain_min;      /* percent, 0.5 by default */
+	bool chain_address;    /* -g address: chain entries by address, with their source lines */
 	double percent_limit;  /* --percent-limit */
 	bool json;
 	bool folded;
