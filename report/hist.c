@@ -371,6 +371,8 @@ struct memo {
 	u32 ugen, kgen; /* the address spaces the raw chain was resolved in */
 	u32 leaf_pos;	/* where the leaf address sits in the raw chain */
 	bool raw_valid;
+	const struct srcline_func *leaf_fn; /* the functions at the leaf (unwound chains) */
+	u32 leaf_nfn;
 	u32 n, cap;
 	u64 *raw;    /* the raw chain */
 	u32 *frames; /* what each of its entries resolved to (0 for context marks) */
@@ -589,11 +591,39 @@ static u32 leaf_position(const struct psample *smp)
 	return EMPTY;
 }
 
+/*
+ * The functions the debug information places at a user leaf of an unwound chain, which its
+ * chain lists (chain_inlines()); none for other leaves. Return: how many, in *fn.
+ */
+static u32 leaf_inlines(struct profile *p, struct thread *t, const struct psample *smp, u32 f,
+			const struct srcline_func **fn)
+{
+	const struct frame *fr = session_frame(&p->s, f);
+	const struct map *mp;
+
+	*fn = NULL;
+	if (smp->cpumode != PERF_RECORD_MISC_USER || !fr->sym || !fr->dso ||
+	    fr->dso->kind != DSO_USER || !(mp = maps_find(t->maps, smp->ip)))
+		return 0;
+	return srcline_inlines(p->srclines, fr->dso, fr->sym, smp->ip - mp->start + mp->pgoff, fn);
+}
+
+/* Whether two leaves list the same functions: their chains are the same then. */
+static bool same_funcs(const struct srcline_func *a, u32 na, const struct srcline_func *b, u32 nb)
+{
+	if (na != nb)
+		return false;
+	for (u32 i = 0; i < na && a != b; i++)
+		if (a[i].sym != b[i].sym)
+			return false;
+	return true;
+}
+
 static bool memo_chain_matches(const struct memo *m, const struct psample *smp, u32 leaf_pos,
-			       u32 ugen, u32 kgen)
+			       u32 ugen, u32 kgen, const struct srcline_func *leaf_fn, u32 leaf_nfn)
 {
 	if (!m->raw_valid || m->n != smp->nr_chain || m->ugen != ugen || m->kgen != kgen ||
-	    m->leaf_pos != leaf_pos)
+	    m->leaf_pos != leaf_pos || !same_funcs(m->leaf_fn, m->leaf_nfn, leaf_fn, leaf_nfn))
 		return false;
 	if (leaf_pos == EMPTY)
 		return !memcmp(m->raw, smp->chain, (size_t)m->n * 8);
@@ -927,7 +957,8 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	struct hists *hs;
 	struct hist_entry key, *e;
 	const struct frame *fr;
-	u32 f, *frames, *locs = NULL, n, nk, leaf_pos = EMPTY, ugen, kgen;
+	u32 f, *frames, *locs = NULL, n, nk, leaf_pos = EMPTY, ugen, kgen, leaf_nfn = 0;
+	const struct srcline_func *leaf_fn = NULL;
 	struct memo_set *ms = t->memo;
 	struct memo_slot *sl = NULL;
 	const struct memo *prev;
@@ -1042,11 +1073,17 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		}
 		return;
 	}
-	/* the inlined functions at the sample's own address tell its chains apart, as -g address */
-	leaf_pos = (p->inlines && smp->unwound) || p->addr_key ? EMPTY : leaf_position(smp);
+	/*
+	 * The sample's own address decides its chain's first entries with -g address, and in an
+	 * unwound chain the inlined functions there: those are compared, not the address.
+	 */
+	leaf_pos = p->addr_key ? EMPTY : leaf_position(smp);
+	if (p->inlines && smp->unwound && leaf_pos != EMPTY)
+		leaf_nfn = leaf_inlines(p, t, smp, f, &leaf_fn);
 	ugen = t->maps->gen;
 	kgen = s->kmaps->gen;
-	if (sl->chain != EMPTY && memo_chain_matches(m, smp, leaf_pos, ugen, kgen)) {
+	if (sl->chain != EMPTY &&
+	    memo_chain_matches(m, smp, leaf_pos, ugen, kgen, leaf_fn, leaf_nfn)) {
 		sl->chain_samples += smp->count;
 		sl->chain_period += smp->period;
 		p->memo_hits++;
@@ -1074,6 +1111,8 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	m->ugen = t->maps->gen;
 	m->kgen = s->kmaps->gen;
 	m->leaf_pos = leaf_pos;
+	m->leaf_fn = leaf_fn;
+	m->leaf_nfn = leaf_nfn;
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -81,6 +81,15 @@ if have libdw; then
 	test_expect "--no-inline: the table and graphs are perf's --no-inline" '
 		same_graph nofp.data 6 --no-inline && ! grep -q "(inlined)" prec.out &&
 		same_graph nofp.data 6 -g caller --no-inline'
+	# -vv: how many samples took their thread's previous chain, and how many chain addresses
+	# were resolved: the functions inlined at an address are looked up once, not per sample,
+	# so nearly as many (a leaf that moves into or out of an inlined function is another chain)
+	test_expect "inlined functions cost no resolving per sample: -vv counts near --no-inline" '
+		for o in --inline --no-inline; do
+			"$PREC" report -i nofp.data --stdio --no-children -vv $o 2>&1 >/dev/null |
+				sed -n "s/.* \([0-9]*\) with their.* \([0-9]*\) addresses resolved.*/\1 \2/p"
+		done | tr "\n" " " >stats && cat stats &&
+		awk "{ exit !(NF == 4 && \$3 > 0 && \$1 >= 0.95 * \$3 && \$2 <= 1.05 * \$4 + 10) }" stats'
 	test_expect "--json agrees with the table" 'json_agrees nofp.data'
 	test_expect "the flame graph adds up" 'svg_ok nofp.data'
 	test_expect "read from a pipe, the call graphs are perf's" '
