@@ -11,7 +11,8 @@
  *   rows filtered and does not show them);
  * - a call chain is resolved entry by entry, the context markers switching between kernel and
  *   user (thread__resolve_callchain_sample()); an unknown marker discards the whole chain; at most
- *   127 entries are kept (kernel.perf_event_max_stack);
+ *   127 entries of the file's callchain are kept (kernel.perf_event_max_stack), the frames
+ *   unwound from a dwarf sample's stack copy coming on top;
  * - chains are compared by function: the same symbol of the same binary, or the same address
  *   when unresolved (match_chain()).
  */

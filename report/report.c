@@ -752,6 +752,7 @@ int cmd_report(int argc, char **argv)
 			o.cpu_filter = true;
 			break;
 		case 'g':
+			why = NULL;
 			if (optarg && *optarg == '=')
 				optarg++; /* -g=caller, as perf takes it */
 			if (optarg) {

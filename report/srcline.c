@@ -351,8 +351,10 @@ static bool inl_eq(const void *ctx, u32 i, const void *key)
 	return sl->inl[i].dso == k->dso && sl->inl[i].rel == k->rel;
 }
 
-/* The next function at the address, innermost first: its line is where the previous one was
- * inlined into it (the first's, the address's own). */
+/*
+ * The next function at the address, innermost first: its line is where the one before was
+ * inlined into it (the first's, the address's own).
+ */
 static void name_add(struct srclines *sl, const char *name)
 {
 	if (sl->nnames == sl->namecap) {

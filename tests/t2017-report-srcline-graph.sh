@@ -52,10 +52,12 @@ test_expect "dwarf: -g address is perf's, inlined functions at their call sites"
 	same_lines nofp.data 6 --no-children -g graph,0.5,callee,address &&
 	grep -q -- "--spin nofp\.c:[0-9]* (inlined)$" prec.out &&
 	grep -q "^ *|* *outer nofp\.c:[0-9]*$" prec.out'
-test_expect "dwarf: caller order, --no-inline and the children view too" '
+# (not the children view: perf 6.1 sometimes splits the children row of an inlined function
+# reached at two addresses of one symbol in two, by the order it met them, with or without -g
+# address)
+test_expect "dwarf: caller order and --no-inline too" '
 	same_lines nofp.data 6 --no-children -g caller,address &&
-	same_lines nofp.data 6 --no-children -g address --no-inline &&
-	same_lines nofp.data 6 --children -g address'
+	same_lines nofp.data 6 --no-children -g address --no-inline'
 test_expect "dwarf: -g function is the default graph" '
 	same_graph nofp.data 6 -g function && ! grep -q "nofp\.c:" prec.out'
 
