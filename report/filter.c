@@ -247,22 +247,30 @@ bool filter_frame_skip(const struct filter_opts *f, u32 attr, const struct frame
 }
 
 u32 filter_chain(const struct filter_opts *f, const struct session *s, bool caller, u32 *frames,
-		 u32 n)
+		 u32 *aux, u32 n)
 {
 	u32 out = 0;
 
 	if (f->max_stack > 0 && n > (u32)f->max_stack) {
 		/* perf walks the chain from the end it shows first and stops after max_stack */
-		if (caller)
+		if (caller) {
 			memmove(frames, frames + n - (u32)f->max_stack,
 				(size_t)f->max_stack * sizeof(*frames));
+			if (aux)
+				memmove(aux, aux + n - (u32)f->max_stack,
+					(size_t)f->max_stack * sizeof(*aux));
+		}
 		n = (u32)f->max_stack;
 	}
 	if (!f->hide_unresolved)
 		return n;
-	for (u32 i = 0; i < n; i++)
-		if (session_frame(s, frames[i])->sym)
-			frames[out++] = frames[i];
+	for (u32 i = 0; i < n; i++) {
+		if (!session_frame(s, frames[i])->sym)
+			continue;
+		if (aux)
+			aux[out] = aux[i];
+		frames[out++] = frames[i];
+	}
 	return out;
 }
 

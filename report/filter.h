@@ -48,12 +48,13 @@ bool filter_frame_skip(const struct filter_opts *f, u32 attr, const struct frame
 
 /**
  * filter_chain - apply --max-stack and --hide-unresolved to a chain of n frames, callee first;
- * caller: the chains are shown (and cut) from the outermost caller.
+ * caller: the chains are shown (and cut) from the outermost caller; aux (NULL: none), a number
+ * per frame, is kept or left out with its frame.
  *
  * Return: the number of frames left at the start of frames.
  */
 u32 filter_chain(const struct filter_opts *f, const struct session *s, bool caller, u32 *frames,
-		 u32 n);
+		 u32 *aux, u32 n);
 
 /**
  * filter_list_add - add the names of a comma list to *list.

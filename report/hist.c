@@ -11,7 +11,8 @@
  *   rows filtered and does not show them);
  * - a call chain is resolved entry by entry, the context markers switching between kernel and
  *   user (thread__resolve_callchain_sample()); an unknown marker discards the whole chain; at most
- *   127 entries are kept (kernel.perf_event_max_stack);
+ *   127 entries of the file's callchain are kept (kernel.perf_event_max_stack), the frames
+ *   unwound from a dwarf sample's stack copy coming on top;
  * - chains are compared by function: the same symbol of the same binary, or the same address
  *   when unresolved (match_chain()).
  */
@@ -66,8 +67,25 @@ const char *frame_dso_name(struct profile *p, u32 f)
 
 const char *frame_chain_name(struct profile *p, u32 f, char *buf, size_t len)
 {
-	const struct frame *fr = session_frame(&p->s, f);
+	const struct frame *fr;
 
+	if (p->addr_key) {
+		const struct chain_loc *l = &p->locs[f];
+
+		fr = session_frame(&p->s, l->frame);
+		/* perf's callchain_list__sym_name() with the address sort key */
+		if (fr->sym)
+			snprintf(buf, len, "%s%s%s%s", sym_name(fr->sym), l->line ? " " : "",
+				 l->line ? l->line : "", fr->sym->inlined ? " (inlined)" : "");
+		else
+			snprintf(buf, len, "%#" PRIx64, l->ip);
+		return buf;
+	}
+	fr = session_frame(&p->s, f);
+	if (fr->sym && fr->sym->inlined) {
+		snprintf(buf, len, "%s (inlined)", sym_name(fr->sym));
+		return buf;
+	}
 	if (fr->sym)
 		return sym_name(fr->sym);
 	snprintf(buf, len, "%#" PRIx64, fr->ip);
@@ -140,6 +158,7 @@ static u32 key_hash(const struct hist_entry *k)
 	h ^= (u64)(uintptr_t)k->dso_name * 0xc2b2ae3d27d4eb4fULL;
 	h ^= (k->sym_start + (k->sym_end << 7) + k->resolved) * 0x165667b19e3779f9ULL;
 	h ^= k->rel * 0x27d4eb2f165667c5ULL;
+	h ^= (u64)(uintptr_t)k->inl * 0x165667b19e3779f9ULL;
 	h ^= (u64)(u32)k->tid << 32 | (u32)k->cpu;
 	h ^= (u64)(uintptr_t)k->srcline * 0x9e3779b97f4a7c15ULL;
 	h ^= (u64)(uintptr_t)k->parent * 0xc2b2ae3d27d4eb4fULL;
@@ -151,6 +170,7 @@ static bool key_equal(const struct hist_entry *a, const struct hist_entry *b)
 	/* not the level: perf's sort__sym_cmp() compares the addresses only; the first shows */
 	return a->comm == b->comm && a->dso_name == b->dso_name && a->resolved == b->resolved &&
 	       a->sym_start == b->sym_start && a->sym_end == b->sym_end && a->rel == b->rel &&
+	       a->inl == b->inl &&
 	       a->tid == b->tid && a->cpu == b->cpu && a->srcline == b->srcline &&
 	       a->parent == b->parent;
 }
@@ -273,20 +293,38 @@ static void buckets_grow(struct profile *p)
 	p->bucket_mask = mask;
 }
 
-/* Count a sample of chain (gid, comm, frames); return: its record's offset. */
+/* The 8-byte words of a record of n frames: with -g address, their places follow them. */
+static size_t chain_words(const struct profile *p, u32 n)
+{
+	return (sizeof(struct chain_rec) + (p->addr_key ? 2 : 1) * (size_t)n * sizeof(u32) + 7) / 8;
+}
+
+/* The node keys of record r's frames: the frames, or with -g address their places. */
+static const u32 *chain_keys(const struct profile *p, const struct chain_rec *r)
+{
+	return p->addr_key ? r->frames + (r->n & 0x7fffffffu) : r->frames;
+}
+
+/*
+ * Count a sample of chain (gid, comm, frames); with -g address locs are the places of the
+ * frames (NULL: none, a synthetic chain). Return: its record's offset.
+ */
 static u32 chain_add(struct profile *p, u32 gid, const char *comm, bool synthetic,
-		     const u32 *frames, u32 n, u64 period, u64 count)
+		     const u32 *frames, const u32 *locs, u32 n, u64 period, u64 count)
 {
 	u32 nf = n | (synthetic ? 0x80000000u : 0), h = chain_hash(gid, comm, nf, frames), i;
-	size_t words = (sizeof(struct chain_rec) + n * sizeof(u32) + 7) / 8;
+	size_t words = chain_words(p, n);
 	struct chain_rec *r;
 
+	if (p->addr_key && locs)
+		h ^= chain_hash(0, NULL, n, locs);
 	for (i = h & p->bucket_mask; p->buckets[i].off != EMPTY; i = (i + 1) & p->bucket_mask) {
 		if (p->buckets[i].hash != h)
 			continue;
 		r = chain_at(p, p->buckets[i].off);
 		if (r->gid == gid && r->comm == comm && r->n == nf &&
-		    !memcmp(r->frames, frames, n * sizeof(u32))) {
+		    !memcmp(r->frames, frames, n * sizeof(u32)) &&
+		    (!p->addr_key || !locs || !memcmp(r->frames + n, locs, n * sizeof(u32)))) {
 			r->count += count;
 			r->period += period;
 			return p->buckets[i].off;
@@ -298,6 +336,8 @@ static u32 chain_add(struct profile *p, u32 gid, const char *comm, bool syntheti
 			die("more distinct call chains than prec report can hold");
 		p->arena = xrealloc(p->arena, p->arena_cap * 8);
 	}
+	if (n > p->max_chain)
+		p->max_chain = n;
 	r = chain_at(p, (u32)p->arena_len);
 	r->count = count;
 	r->period = period;
@@ -305,6 +345,10 @@ static u32 chain_add(struct profile *p, u32 gid, const char *comm, bool syntheti
 	r->gid = gid;
 	r->n = nf;
 	memcpy(r->frames, frames, n * sizeof(u32));
+	if (p->addr_key && locs)
+		memcpy(r->frames + n, locs, n * sizeof(u32));
+	else if (p->addr_key)
+		memset(r->frames + n, 0, n * sizeof(u32));
 	p->buckets[i].hash = h;
 	p->buckets[i].off = (u32)p->arena_len;
 	p->arena_len += words;
@@ -328,6 +372,8 @@ struct memo {
 	u32 ugen, kgen; /* the address spaces the raw chain was resolved in */
 	u32 leaf_pos;	/* where the leaf address sits in the raw chain */
 	bool raw_valid;
+	const struct srcline_func *leaf_fn; /* the functions at the leaf (unwound chains) */
+	u32 leaf_nfn;
 	u32 n, cap;
 	u64 *raw;    /* the raw chain */
 	u32 *frames; /* what each of its entries resolved to (0 for context marks) */
@@ -462,15 +508,16 @@ static void memo_room(struct memo *m, u32 n)
 }
 
 /*
- * The frames of a sample's callchain, callee first, into out; 0 when perf would discard the
+ * The frames of a sample's callchain, callee first, into out, and where each is in the raw chain
+ * into pos (its mode stays in p->scratch until the next sample); 0 when perf would discard the
  * chain. Entries equal to those of the thread's previous chain, aligned at the outer end (where
  * chains of one thread agree most), are not resolved again.
  */
 static u32 chain_frames(struct profile *p, struct thread *t, const struct psample *smp, u32 *out,
-			const struct memo *m, struct memo *dst)
+			u32 *pos, const struct memo *m, struct memo *dst)
 {
 	u16 cpumode = PERF_RECORD_MISC_USER;
-	u32 n = 0, nr = smp->nr_chain;
+	u32 n = 0, nfile = 0, nr = smp->nr_chain;
 	bool reuse = m && m->raw_valid && m->ugen == t->maps->gen && m->kgen == p->s.kmaps->gen;
 	long delta = m ? (long)m->n - (long)nr : 0;
 	u32 *rf;
@@ -507,8 +554,12 @@ static u32 chain_frames(struct profile *p, struct thread *t, const struct psampl
 			}
 			continue;
 		}
-		if (n == MAX_STACK)
-			continue;
+		/* the file's chain is capped, the frames unwound from the user stack come on top */
+		if (!(smp->unwound && i > smp->unwound_at)) {
+			if (nfile == MAX_STACK)
+				continue;
+			nfile++;
+		}
 		if (reuse && j >= 0 && j < (long)m->n && m->raw[j] == ip &&
 		    m->modes[j] == cpumode && m->frames[j]) {
 			f = m->frames[j];
@@ -517,6 +568,7 @@ static u32 chain_frames(struct profile *p, struct thread *t, const struct psampl
 			p->resolves++;
 		}
 		rf[i] = f;
+		pos[n] = i;
 		out[n++] = f;
 	}
 	memo_room(dst, nr);
@@ -540,11 +592,39 @@ static u32 leaf_position(const struct psample *smp)
 	return EMPTY;
 }
 
+/*
+ * The functions the debug information places at a user leaf of an unwound chain, which its
+ * chain lists (chain_inlines()); none for other leaves. Return: how many, in *fn.
+ */
+static u32 leaf_inlines(struct profile *p, struct thread *t, const struct psample *smp, u32 f,
+			const struct srcline_func **fn)
+{
+	const struct frame *fr = session_frame(&p->s, f);
+	const struct map *mp;
+
+	*fn = NULL;
+	if (smp->cpumode != PERF_RECORD_MISC_USER || !fr->sym || !fr->dso ||
+	    fr->dso->kind != DSO_USER || !(mp = maps_find(t->maps, smp->ip)))
+		return 0;
+	return srcline_inlines(p->srclines, fr->dso, fr->sym, smp->ip - mp->start + mp->pgoff, fn);
+}
+
+/* Whether two leaves list the same functions: their chains are the same then. */
+static bool same_funcs(const struct srcline_func *a, u32 na, const struct srcline_func *b, u32 nb)
+{
+	if (na != nb)
+		return false;
+	for (u32 i = 0; i < na && a != b; i++)
+		if (a[i].sym != b[i].sym)
+			return false;
+	return true;
+}
+
 static bool memo_chain_matches(const struct memo *m, const struct psample *smp, u32 leaf_pos,
-			       u32 ugen, u32 kgen)
+			       u32 ugen, u32 kgen, const struct srcline_func *leaf_fn, u32 leaf_nfn)
 {
 	if (!m->raw_valid || m->n != smp->nr_chain || m->ugen != ugen || m->kgen != kgen ||
-	    m->leaf_pos != leaf_pos)
+	    m->leaf_pos != leaf_pos || !same_funcs(m->leaf_fn, m->leaf_nfn, leaf_fn, leaf_nfn))
 		return false;
 	if (leaf_pos == EMPTY)
 		return !memcmp(m->raw, smp->chain, (size_t)m->n * 8);
@@ -607,6 +687,7 @@ static void row_key(struct profile *p, struct hist_entry *key, const char *comm,
 				key->resolved = true;
 				key->sym_start = fr->sym->start;
 				key->sym_end = fr->sym->end;
+				key->inl = fr->sym->inlined ? fr->sym : NULL;
 			} else {
 				key->rel = rel;
 				key->level = level;
@@ -678,27 +759,108 @@ static const char *sample_parent(struct profile *p, struct thread *t, const stru
  * The source line of a sample's own address (the sort key srcline): its map-relative address,
  * found as the frame's was, since a frame stands for a whole symbol.
  */
-static const char *sample_srcline(struct profile *p, struct thread *t, const struct psample *smp,
-				  const struct frame *fr)
+static u64 frame_rel(struct profile *p, struct thread *t, u16 cpumode, u64 ip,
+		     const struct frame *fr)
 {
-	const struct maps *ms = smp->cpumode == PERF_RECORD_MISC_KERNEL ? p->s.kmaps : t->maps;
-	u64 rel = smp->ip;
+	const struct maps *ms = cpumode == PERF_RECORD_MISC_KERNEL ? p->s.kmaps : t->maps;
 	u32 lo = 0, hi = ms->nr;
 
 	while (fr->dso && lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
 		const struct map *m = &ms->v[mid];
 
-		if (smp->ip < m->start) {
+		if (ip < m->start)
 			hi = mid;
-		} else if (smp->ip >= m->end) {
+		else if (ip >= m->end)
 			lo = mid + 1;
-		} else {
-			rel = m->identity ? smp->ip : smp->ip - m->start + m->pgoff;
-			break;
-		}
+		else
+			return m->identity ? ip : ip - m->start + m->pgoff;
 	}
-	return srcline_get(p->srclines, fr->dso, fr->sym, rel);
+	return ip;
+}
+
+static const char *sample_srcline(struct profile *p, struct thread *t, const struct psample *smp,
+				  const struct frame *fr)
+{
+	return srcline_get(p->srclines, fr->dso, fr->sym,
+			   frame_rel(p, t, smp->cpumode, smp->ip, fr));
+}
+
+static u64 loc_hash(u32 frame, u64 ip)
+{
+	return hash_mix64(ip ^ (u64)frame << 40 ^ frame);
+}
+
+static u64 loc_hash_at(const void *ctx, u32 i)
+{
+	const struct profile *p = ctx;
+
+	return loc_hash(p->locs[i].frame, p->locs[i].ip);
+}
+
+static bool loc_eq(const void *ctx, u32 i, const void *key)
+{
+	const struct profile *p = ctx;
+	const struct chain_loc *k = key;
+
+	return p->locs[i].frame == k->frame && p->locs[i].ip == k->ip;
+}
+
+/*
+ * The place of a chain entry with -g address, which perf's graphs tell apart by address (of the
+ * same binary: match_chain_dso_addresses()) and show with its source line: frame at ip, whose
+ * line is line, or when line is NULL the one the line tables give (perf's callchain_srcline()).
+ */
+static u32 chain_loc(struct profile *p, struct thread *t, u16 cpumode, u32 frame, u64 ip,
+		     const char *line, bool have_line)
+{
+	struct chain_loc key = {frame, ip, line};
+	u32 slot;
+	int64_t i;
+
+	if (!p->nr_locs)
+		p->nr_locs = 1; /* 0 is no place */
+	if (!hash_index_reserve(&p->loc_ix, loc_hash_at, p))
+		die("out of memory");
+	slot = hash_index_find(&p->loc_ix, loc_hash(frame, ip), loc_eq, p, &key, &i);
+	if (i >= 0)
+		return (u32)i;
+	if (!have_line) {
+		const struct frame *fr = session_frame(&p->s, frame);
+
+		key.line = fr->dso ? srcline_chain_get(p->srclines, fr->dso, fr->sym,
+						       frame_rel(p, t, cpumode, ip, fr))
+				   : NULL;
+	}
+	if (p->nr_locs >= p->cap_locs) {
+		p->cap_locs = p->cap_locs ? 2 * p->cap_locs : 1024;
+		p->locs = xrealloc(p->locs, p->cap_locs * sizeof(*p->locs));
+	}
+	p->locs[p->nr_locs] = key;
+	hash_index_set(&p->loc_ix, slot, p->nr_locs);
+	return p->nr_locs++;
+}
+
+/* Room for n frames and their places in p->xframes and p->xlocs. */
+static void xframes_room(struct profile *p, u32 n)
+{
+	if (n <= p->xframes_cap)
+		return;
+	p->xframes_cap = 2 * n + 64;
+	p->xframes = xrealloc(p->xframes, p->xframes_cap * sizeof(u32));
+	p->xlocs = xrealloc(p->xlocs, p->xframes_cap * sizeof(u32));
+}
+
+/* With -g address, the places of a chain's frames (pos: where each is in the raw chain). */
+static void chain_locs(struct profile *p, struct thread *t, const struct psample *smp,
+		       const u32 *frames, const u32 *pos, u32 n)
+{
+	const u8 *modes = (const u8 *)(p->scratch + smp->nr_chain);
+
+	xframes_room(p, n);
+	for (u32 i = 0; i < n; i++)
+		p->xlocs[i] = chain_loc(p, t, modes[pos[i]], frames[i], smp->chain[pos[i]], NULL,
+					false);
 }
 
 static inline struct row_cache_entry *row_cache_slot(struct profile *p, const struct psample *smp,
@@ -717,21 +879,76 @@ static bool children_caller(const struct report_opts *o);
  * in two parts: the kernel's callchain as any other, and the user frames as the unwinder found
  * them, the ones nearest the sample first (the session unwound no more than --max-stack).
  */
-static u32 sample_filter_chain(struct profile *p, const struct psample *smp, u32 *frames, u32 n)
+static u32 sample_filter_chain(struct profile *p, const struct psample *smp, u32 *frames, u32 *pos,
+			       u32 n, u32 *kept_kernel)
 {
 	const struct report_opts *o = p->o;
 	bool caller = o->children ? children_caller(o) : o->caller;
 	u32 nk = 0, nu;
 
 	if (!smp->unwound)
-		return filter_chain(&o->filter, &p->s, caller, frames, n);
+		return *kept_kernel = filter_chain(&o->filter, &p->s, caller, frames, pos, n);
 	for (u32 i = 0; i < smp->unwound_at; i++)
 		nk += smp->chain[i] < PERF_CONTEXT_MAX;
+	nk = nk < MAX_STACK ? nk : MAX_STACK;
 	nk = nk < n ? nk : n;
 	nu = n - nk;
-	nk = filter_chain(&o->filter, &p->s, caller, frames, nk);
+	nk = filter_chain(&o->filter, &p->s, caller, frames, pos, nk);
+	*kept_kernel = nk;
 	memmove(frames + nk, frames + (n - nu), nu * sizeof(*frames));
-	return nk + filter_chain(&o->filter, &p->s, caller, frames + nk, nu);
+	memmove(pos + nk, pos + (n - nu), nu * sizeof(*pos));
+	return nk + filter_chain(&o->filter, &p->s, caller, frames + nk, pos + nk, nu);
+}
+
+/*
+ * The inlined functions of a dwarf sample's unwound user frames, as perf 6.1 lists them
+ * (append_inlines() of its unwinder's entries): each frame whose address the debug information
+ * covers becomes the functions there, innermost first, the last one the function that holds
+ * them; a function whose name is not its symbol's is an inlined one, "(inlined)" (so is the
+ * holder where the debug information names it otherwise). Kernel frames and frame-pointer
+ * chains keep one entry per address. The frames are those the filters kept, the first nk of
+ * them the kernel's, pos where each is in the raw chain. Return: the frames in p->xframes
+ * (with -g address their places in p->xlocs), and how many.
+ */
+static u32 chain_inlines(struct profile *p, struct thread *t, const struct psample *smp,
+			 const u32 *frames, const u32 *pos, u32 n, u32 nk)
+{
+	u32 m = 0;
+
+	for (u32 i = 0; i < n; i++) {
+		const struct frame *fr = session_frame(&p->s, frames[i]);
+		const struct srcline_func *fn;
+		const struct map *mp;
+		u64 ip = smp->chain[pos[i]];
+		u32 k = 0;
+
+		if (i >= nk && fr->sym && fr->dso && fr->dso->kind == DSO_USER &&
+		    (mp = maps_find(t->maps, ip)))
+			k = srcline_inlines(p->srclines, fr->dso, fr->sym,
+					    ip - mp->start + mp->pgoff, &fn);
+		xframes_room(p, m + (k ? k : 1));
+		if (!k) {
+			if (p->addr_key)
+				p->xlocs[m] = chain_loc(p, t, i < nk ? PERF_RECORD_MISC_KERNEL
+								  : PERF_RECORD_MISC_USER,
+							frames[i], ip, NULL, false);
+			p->xframes[m++] = frames[i];
+			continue;
+		}
+		for (u32 j = 0; j < k; j++) {
+			u32 f = fn[j].sym == fr->sym
+					? frames[i]
+					: session_frame_of_sym(&p->s, fr->dso, fn[j].sym, fr->ip,
+							       fr->rel);
+
+			if (p->addr_key)
+				p->xlocs[m] = chain_loc(p, t, PERF_RECORD_MISC_USER, f, ip,
+							fn[j].line, true);
+			p->xframes[m++] = f;
+			fr = session_frame(&p->s, frames[i]); /* the frames may have moved */
+		}
+	}
+	return m;
 }
 
 static void add_sample(struct session *s, struct thread *t, const struct psample *smp, void *arg)
@@ -741,7 +958,8 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	struct hists *hs;
 	struct hist_entry key, *e;
 	const struct frame *fr;
-	u32 f, frames[MAX_STACK + 1], n, leaf_pos = EMPTY, ugen, kgen;
+	u32 f, *frames, *locs = NULL, n, nk, leaf_pos = EMPTY, ugen, kgen, leaf_nfn = 0;
+	const struct srcline_func *leaf_fn = NULL;
 	struct memo_set *ms = t->memo;
 	struct memo_slot *sl = NULL;
 	const struct memo *prev;
@@ -777,7 +995,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		return;
 	}
 	p->samples_shown += smp->count;
-	if (p->srclines)
+	if (p->srcline_key)
 		src = sample_srcline(p, t, smp, session_frame(s, f));
 	if (p->parent_re)
 		par = sample_parent(p, t, smp);
@@ -848,8 +1066,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		if (!p->want_folded)
 			return;
 		if (sl->chain == EMPTY) {
-			frames[0] = f;
-			sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, true, frames, 1,
+			sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, true, &f, NULL, 1,
 					      smp->period, smp->count);
 		} else {
 			sl->chain_samples += smp->count;
@@ -857,24 +1074,46 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		}
 		return;
 	}
-	leaf_pos = leaf_position(smp);
+	/*
+	 * The sample's own address decides its chain's first entries with -g address, and in an
+	 * unwound chain the inlined functions there: those are compared, not the address.
+	 */
+	leaf_pos = p->addr_key ? EMPTY : leaf_position(smp);
+	if (p->inlines && smp->unwound && leaf_pos != EMPTY)
+		leaf_nfn = leaf_inlines(p, t, smp, f, &leaf_fn);
 	ugen = t->maps->gen;
 	kgen = s->kmaps->gen;
-	if (sl->chain != EMPTY && memo_chain_matches(m, smp, leaf_pos, ugen, kgen)) {
+	if (sl->chain != EMPTY &&
+	    memo_chain_matches(m, smp, leaf_pos, ugen, kgen, leaf_fn, leaf_nfn)) {
 		sl->chain_samples += smp->count;
 		sl->chain_period += smp->period;
 		p->memo_hits++;
 		return;
 	}
 	memo_flush_chain(p, sl);
-	n = chain_frames(p, t, smp, frames, prev, m);
-	n = sample_filter_chain(p, smp, frames, n);
-	sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, false, frames, n, smp->period,
+	if (smp->nr_chain > p->cframes_cap) {
+		p->cframes_cap = 2 * smp->nr_chain + 64;
+		p->cframes = xrealloc(p->cframes, 2 * p->cframes_cap * sizeof(u32));
+	}
+	frames = p->cframes;
+	n = chain_frames(p, t, smp, frames, frames + p->cframes_cap, prev, m);
+	n = sample_filter_chain(p, smp, frames, frames + p->cframes_cap, n, &nk);
+	if (p->inlines && smp->unwound) {
+		n = chain_inlines(p, t, smp, frames, frames + p->cframes_cap, n, nk);
+		frames = p->xframes;
+		locs = p->xlocs;
+	} else if (p->addr_key) {
+		chain_locs(p, t, smp, frames, frames + p->cframes_cap, n);
+		locs = p->xlocs;
+	}
+	sl->chain = chain_add(p, hs->v[sl->entry].gid, t->comm, false, frames, locs, n, smp->period,
 			      smp->count);
 	/* resolving may have loaded the kernel, which changes its maps: take the gens now */
 	m->ugen = t->maps->gen;
 	m->kgen = s->kmaps->gen;
 	m->leaf_pos = leaf_pos;
+	m->leaf_fn = leaf_fn;
+	m->leaf_nfn = leaf_nfn;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -941,15 +1180,32 @@ static u32 node_child(struct profile *p, u32 parent, u32 key)
 	return id;
 }
 
+/*
+ * The node key of frame f in a call graph: perf's graphs tell inlined functions apart by name
+ * only (match_chain()), so those of one name share the frame of the first.
+ */
+static u32 graph_key(struct profile *p, u32 f)
+{
+	const struct frame *fr;
+
+	if (p->addr_key)
+		return f; /* a place: perf compares those by address */
+	fr = session_frame(&p->s, f);
+	return fr->sym && fr->sym->inlined ? srcline_inline_canon(fr->sym)->frame : f;
+}
+
 static void tree_add(struct profile *p, u32 root, const u32 *keys, u32 n, bool reverse, u64 period,
 		     u64 count)
 {
+	bool graph = root != p->folded_root;
 	u32 cur = root;
 
 	p->nodes[root].cumul += period;
 	p->nodes[root].count += count;
 	for (u32 i = 0; i < n; i++) {
-		cur = node_child(p, cur, keys[reverse ? n - 1 - i : i]);
+		u32 k = keys[reverse ? n - 1 - i : i];
+
+		cur = node_child(p, cur, graph ? graph_key(p, k) : k);
 		p->nodes[cur].cumul += period;
 		p->nodes[cur].count += count;
 	}
@@ -970,14 +1226,15 @@ static void children_trees(struct profile *p, struct hist_entry *self, const str
 	const struct report_opts *o = p->o;
 	struct hists *hs = &p->ev[self->attr];
 	bool caller = children_caller(o);
-	u32 rows[MAX_STACK + 1], pos[MAX_STACK + 1], path[MAX_STACK + 1];
+	u32 *rows = p->tree_buf, *pos = rows + p->max_chain + 2, *path = pos + p->max_chain + 2;
 	u32 n = r->n & 0x7fffffffu, nr;
 	u64 min_hit = hists_min_chain_hit(o, hs);
+	const u32 *keys = chain_keys(p, r);
 
 	if (o->chain_mode == CHAIN_FRACTAL || self->acc_period >= min_hit) {
 		if (!self->chain_root)
 			self->chain_root = node_new(p, 0, 0);
-		tree_add(p, self->chain_root, r->frames, n, caller, r->period, r->count);
+		tree_add(p, self->chain_root, keys, n, caller, r->period, r->count);
 	}
 	nr = chain_rows(p, hs, (u32)(self - hs->v), r, rows, pos);
 	for (u32 i = 0; i < nr; i++) {
@@ -989,10 +1246,10 @@ static void children_trees(struct profile *p, struct hist_entry *self, const str
 		/* from the entry to the sampled function (caller), or out to the root (callee) */
 		if (caller)
 			for (u32 k = pos[i] + 1; k-- > 0;)
-				path[m++] = r->frames[k];
+				path[m++] = keys[k];
 		else
 			for (u32 k = pos[i]; k < n; k++)
-				path[m++] = r->frames[k];
+				path[m++] = keys[k];
 		if (!e->chain_root)
 			e->chain_root = node_new(p, 0, 0);
 		tree_add(p, e->chain_root, path, m, false, r->period, r->count);
@@ -1004,11 +1261,13 @@ void profile_chains_build(struct profile *p)
 	const struct report_opts *o = p->o;
 	bool folded = o->folded || o->flamegraph;
 	struct hist_entry *e;
-	u32 names[MAX_STACK + 2];
+	u32 *names;
 	size_t off = 0;
 
 	if (p->nr_nodes)
 		return;
+	p->tree_buf = xmalloc(3 * (p->max_chain + 2) * sizeof(u32));
+	names = p->tree_buf;
 	node_new(p, 0, 0); /* node 0: nothing */
 	p->folded_root = node_new(p, 0, 0);
 	while (off < p->arena_len) {
@@ -1017,7 +1276,7 @@ void profile_chains_build(struct profile *p)
 		bool synthetic = r->n & 0x80000000u;
 		char tmp[4096];
 
-		off += (sizeof(*r) + n * sizeof(u32) + 7) / 8;
+		off += chain_words(p, n);
 		e = p->by_gid[r->gid];
 		/*
 		 * A graph shows nothing of a row below the threshold (every branch is smaller
@@ -1030,7 +1289,8 @@ void profile_chains_build(struct profile *p)
 			    e->period >= hists_min_chain_hit(o, &p->ev[e->attr]))) {
 			if (!e->chain_root)
 				e->chain_root = node_new(p, 0, 0);
-			tree_add(p, e->chain_root, r->frames, n, o->caller, r->period, r->count);
+			tree_add(p, e->chain_root, chain_keys(p, r), n, o->caller, r->period,
+				 r->count);
 		}
 		if (!folded)
 			continue;
@@ -1213,7 +1473,7 @@ static void children_add(struct profile *p)
 {
 	/* rows by gid, as (event, index): the rows added here move the arrays */
 	u32 *ev_of = xmalloc((p->next_gid ? p->next_gid : 1) * 2 * sizeof(u32));
-	u32 rows[MAX_STACK + 1], pos[MAX_STACK + 1];
+	u32 *rows = xmalloc(2 * (p->max_chain + 2) * sizeof(u32)), *pos = rows + p->max_chain + 2;
 	size_t off = 0;
 
 	for (u32 i = 0; i < p->nr_ev; i++) {
@@ -1229,7 +1489,7 @@ static void children_add(struct profile *p)
 		u32 n = r->n & 0x7fffffffu, nr;
 		struct hists *hs;
 
-		off += (sizeof(*r) + n * sizeof(u32) + 7) / 8;
+		off += chain_words(p, n);
 		if (r->n & 0x80000000u)
 			continue; /* no call chain: the sample counts in its own row only */
 		hs = &p->ev[ev_of[2 * r->gid]];
@@ -1240,6 +1500,7 @@ static void children_add(struct profile *p)
 		}
 	}
 	free(ev_of);
+	free(rows);
 }
 
 /*
@@ -1300,7 +1561,7 @@ static void rename_comms(struct profile *p)
 	while (gid_to && off < p->arena_len) {
 		struct chain_rec *r = chain_at(p, (u32)off);
 
-		off += (sizeof(*r) + (r->n & 0x7fffffffu) * sizeof(u32) + 7) / 8;
+		off += chain_words(p, r->n & 0x7fffffffu);
 		r->gid = gid_to[r->gid];
 	}
 	free(gid_to);
@@ -1360,8 +1621,10 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	/* frame 0 is no frame: an empty entry never matches */
 	p->row_cache = xcalloc(1u << ROW_CACHE_BITS, sizeof(*p->row_cache));
 	for (u32 i = 0; i < o->nr_keys; i++) {
-		if (o->keys[i] == SORT_SRCLINE && !p->srclines)
+		if (o->keys[i] == SORT_SRCLINE && !p->srclines) {
 			p->srclines = srclines_new();
+			p->srcline_key = true;
+		}
 		if (o->keys[i] == SORT_PARENT && !p->parent_re) {
 			p->parent_re = xmalloc(sizeof(*p->parent_re));
 			/* report.c checked -p; perf's default pattern compiles */
@@ -1377,6 +1640,11 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 		if (o->keys[i] == SORT_PID || o->keys[i] == SORT_TID)
 			o->row_by_tid = true;
 	}
+	/* perf adds inlined functions to unwound chains unless --no-inline */
+	p->inlines = p->want_chains && !o->no_inline && srclines_available();
+	p->addr_key = p->want_chains && o->chain_address;
+	if ((p->inlines || p->addr_key) && !p->srclines)
+		p->srclines = srclines_new();
 	ret = session_process(&p->s);
 	if (ret)
 		return ret;
@@ -1396,7 +1664,7 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 			return error("%s: the sort key parent looks in call chains, but the "
 				     "samples have none (record with -g)",
 				     o->input);
-	if (o->children && p->srclines)
+	if (o->children && p->srcline_key)
 		return error("%s: prec report shows the sort key srcline without the children "
 			     "view: add --no-children",
 			     o->input);
@@ -1420,6 +1688,12 @@ void profile_free(struct profile *p)
 	free(p->arena);
 	free(p->buckets);
 	free(p->scratch);
+	free(p->cframes);
+	free(p->tree_buf);
+	free(p->xframes);
+	free(p->xlocs);
+	free(p->locs);
+	hash_index_free(&p->loc_ix);
 	free(p->nodes);
 	free(p->node_table);
 	free(p->frame_dso);

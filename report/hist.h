@@ -19,6 +19,7 @@
 
 #include "report/report.h"
 #include "report/session.h"
+#include "util/hash-index.h"
 
 /* A row. */
 struct hist_entry {
@@ -26,6 +27,7 @@ struct hist_entry {
 	const char *comm;	/* interned */
 	const char *dso_name;	/* interned short name; NULL without a map */
 	u64 sym_start, sym_end; /* a symbol, by its address range in its binary, as perf compares */
+	const struct sym *inl;	/* an inlined function's symbol (perf compares those by name) */
 	bool resolved;
 	u64 rel; /* unresolved: the map-relative address */
 	int tid, cpu;
@@ -79,7 +81,14 @@ struct chain_rec {
 	const char *comm;
 	u32 gid;
 	u32 n; /* frames that follow; the top bit: no callchain, the sample's own frame */
-	u32 frames[];
+	u32 frames[]; /* and with -g address, n places (struct chain_loc numbers) after them */
+};
+
+/* With -g address, a chain entry's place: its frame at an address, and the source line there. */
+struct chain_loc {
+	u32 frame;
+	u64 ip;
+	const char *line; /* interned by report/srcline.h; NULL: none shown */
 };
 
 struct chain_bucket {
@@ -120,7 +129,20 @@ struct profile {
 	u64 filtered; /* samples that a --comm, --pid or --tid filter left out */
 	u64 samples_shown;
 	struct hist_entry **by_gid;
-	struct srclines *srclines; /* the sort key srcline's cache; NULL without that key */
+	struct srclines *srclines; /* line tables: the sort key srcline's, inlined frames' */
+	bool srcline_key;	   /* the sort key srcline is in use */
+	bool inlines;		   /* add inlined functions to unwound user frames */
+	u32 *cframes;		   /* a sample's frames */
+	u32 cframes_cap;
+	u32 *xframes;		   /* and with the inlined functions */
+	u32 *xlocs;		   /* with -g address: their places */
+	u32 xframes_cap;
+	bool addr_key;		   /* -g address: chains hold the places of their frames too */
+	struct chain_loc *locs;	   /* the places, numbered from 1, found through loc_ix */
+	u32 nr_locs, cap_locs;
+	struct hash_index loc_ix;
+	u32 max_chain;		   /* the most frames of a distinct chain */
+	u32 *tree_buf;		   /* room for three chains, while the trees are built */
 	regex_t *parent_re;	   /* the sort key parent's; NULL without that key */
 	u8 *parent_match;	   /* per frame: 0 not tried, 1 matches, 2 does not */
 	u32 parent_match_len;
@@ -174,7 +196,13 @@ static inline u64 hists_min_chain_hit(const struct report_opts *o, const struct 
 	return (u64)((double)hists_pct_total(o, hs) * o->chain_min / 100.0);
 }
 
-/* The text shown for frame f in a call chain (perf's callchain_list__sym_name()). */
+/* Room for the text of a chain entry: a symbol's name, its source line and "(inlined)". */
+#define CHAIN_NAME_MAX 4400
+
+/*
+ * The text shown for a call-graph node's key f (perf's callchain_list__sym_name()): a frame, or
+ * with -g address a place.
+ */
 const char *frame_chain_name(struct profile *p, u32 f, char *buf, size_t len);
 /* The name of a frame in folded stacks: its symbol, else [dso] or [unknown]. */
 const char *frame_folded_name(struct profile *p, u32 f);

@@ -52,7 +52,12 @@ static void usage(FILE *f)
 	    "  -g, --call-graph[=SPEC]\n"
 	    "                        how to show call chains: graph (default), fractal, flat\n"
 	    "                        or none; caller or callee (default) order; a number is\n"
-	    "                        the smallest share shown, in percent (default 0.5)\n"
+	    "                        the smallest share shown, in percent (default 0.5);\n"
+	    "                        function (default) or address: entries by address, with\n"
+	    "                        their source lines\n"
+	    "      --inline          list inlined functions in unwound (dwarf) call chains, as\n"
+	    "                        perf does (the default)\n"
+	    "      --no-inline       leave them out\n"
 	    "      --percent-limit PCT\n"
 	    "                        hide rows (and chains) below PCT percent\n"
 	    "      --json            print the table (or the overhead, counters or metrics view)\n"
@@ -166,6 +171,9 @@ enum {
 	OPT_VMLINUX,
 	/* the metrics view */
 	OPT_METRICS,
+	/* inlined functions in call chains */
+	OPT_INLINE,
+	OPT_NO_INLINE,
 };
 
 /* the input and filter options' letters after the others' */
@@ -225,6 +233,8 @@ static const struct option long_options[] = {
     {"ignore-vmlinux", no_argument, NULL, OPT_IGNORE_VMLINUX},
     {"vmlinux", required_argument, NULL, 'k'},
     {"metrics", optional_argument, NULL, OPT_METRICS},
+    {"inline", no_argument, NULL, OPT_INLINE},
+    {"no-inline", no_argument, NULL, OPT_NO_INLINE},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -411,13 +421,17 @@ static int parse_pct(const char *opt, const char *arg, double *out)
 	return 0;
 }
 
-/* -g and --call-graph: "graph,0.5,caller" and the like; false if arg is not such a spec. */
-static bool parse_call_graph(struct report_opts *o, const char *arg)
+/*
+ * -g and --call-graph: "graph,0.5,caller" and the like; false if arg is not such a spec, with
+ * *why set (to a static string) when it is perf's but asks for what prec report does not show.
+ */
+static bool parse_call_graph(struct report_opts *o, const char *arg, const char **why)
 {
 	struct report_opts tmp = *o;
 	char *copy = xstrdup(arg), *tok, *save = NULL, *end;
 	bool ok = true, have_pct = false;
 
+	*why = NULL;
 	for (tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "graph")) {
 			tmp.chain_mode = CHAIN_GRAPH;
@@ -433,8 +447,22 @@ static bool parse_call_graph(struct report_opts *o, const char *arg)
 		} else if (!strcmp(tok, "callee")) {
 			tmp.caller = false;
 			tmp.order_given = true;
-		} else if (!strcmp(tok, "function") || !strcmp(tok, "percent")) {
-			/* perf's defaults, the only ones prec has */
+		} else if (!strcmp(tok, "function") || !strcmp(tok, "address")) {
+			tmp.chain_address = tok[0] == 'a';
+		} else if (!strcmp(tok, "percent")) {
+			/* perf's default, the only value prec shows */
+		} else if (!strcmp(tok, "period") || !strcmp(tok, "count")) {
+			*why = "-g period and count are not supported: prec report's call graphs show "
+			       "percentages (-g percent)";
+			ok = false;
+		} else if (!strcmp(tok, "folded")) {
+			*why = "-g folded is not supported: prec report --folded prints the folded "
+			       "stacks";
+			ok = false;
+		} else if (!strcmp(tok, "branch")) {
+			*why = "-g branch is not supported: prec report does not read branch stacks "
+			       "(perf record -b or --call-graph lbr, which need a PMU with them)";
+			ok = false;
 		} else if (!have_pct) {
 			double v = strtod(tok, &end);
 
@@ -443,6 +471,11 @@ static bool parse_call_graph(struct report_opts *o, const char *arg)
 			tmp.chain_min = v;
 			have_pct = true;
 		} else {
+			/* perf's print_limit, a number after the threshold */
+			strtod(tok, &end);
+			if (end != tok && !*end)
+				*why = "-g: a print limit is not supported: prec report prints every "
+				       "branch above the threshold";
 			ok = false;
 		}
 	}
@@ -509,7 +542,6 @@ static const char *const perf_only[] = {
     "--socket-filter",
     "--raw-trace",
     "--stdio-color",
-    "--inline",
     "--percent-type",
     "--ns",
     "--time-quantum",
@@ -675,6 +707,7 @@ int cmd_report(int argc, char **argv)
 	bool overhead_only = false;
 	struct stat st;
 	int c, ret, nr_views = 0;
+	const char *why;
 
 	o.keys[0] = SORT_COMM;
 	o.keys[1] = SORT_DSO;
@@ -719,10 +752,15 @@ int cmd_report(int argc, char **argv)
 			o.cpu_filter = true;
 			break;
 		case 'g':
+			why = NULL;
 			if (optarg && *optarg == '=')
 				optarg++; /* -g=caller, as perf takes it */
 			if (optarg) {
-				if (!parse_call_graph(&o, optarg)) {
+				if (!parse_call_graph(&o, optarg, &why)) {
+					if (why) {
+						usage_error("report", "%s", why);
+						goto usage;
+					}
 					usage_error("report",
 						    "-g: '%s' is not a call-graph spec (graph, "
 						    "fractal, flat, none, caller, callee, a "
@@ -731,8 +769,11 @@ int cmd_report(int argc, char **argv)
 					goto usage;
 				}
 			} else if (optind < argc && argv[optind][0] != '-' &&
-				   parse_call_graph(&o, argv[optind])) {
+				   parse_call_graph(&o, argv[optind], &why)) {
 				optind++; /* perf's -g takes its argument as the next word too */
+			} else if (why) {
+				usage_error("report", "%s", why);
+				goto usage;
 			} else {
 				o.chain_mode_given = true;
 				if (o.chain_mode == CHAIN_NONE)
@@ -761,6 +802,10 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_CHILDREN:
 			o.children = true;
+			break;
+		case OPT_INLINE:
+		case OPT_NO_INLINE:
+			o.no_inline = c == OPT_NO_INLINE;
 			break;
 		case OPT_STATS:
 		case OPT_TASKS:

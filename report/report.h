@@ -90,11 +90,13 @@ struct report_opts {
 	bool caller;	       /* -g caller: root first */
 	bool order_given;      /* -g caller or callee was given (--children defaults to caller) */
 	double chain_min;      /* percent, 0.5 by default */
+	bool chain_address;    /* -g address: chain entries by address, with their source lines */
 	double percent_limit;  /* --percent-limit */
 	bool json;
 	bool folded;
 	bool row_by_cpu, row_by_tid; /* set by profile_run(): rows differ by CPU, by thread */
 	bool children; /* --children: rows also count the samples whose call chains pass them */
+	bool no_inline; /* --no-inline: no inlined functions in unwound call chains */
 	const char *flamegraph; /* --flamegraph FILE */
 	bool intervals;		/* --intervals: --overhead and --counters per interval */
 	/* the table's columns and percentages, as perf report's output options */

@@ -404,6 +404,12 @@ static u32 frame_get(struct session *s, struct dso *dso, const struct sym *sym, 
 	return id;
 }
 
+u32 session_frame_of_sym(struct session *s, struct dso *dso, const struct sym *sym, u64 ip,
+			 u64 rel)
+{
+	return frame_get(s, dso, sym, ip, rel, '.');
+}
+
 static void kernel_ensure(struct session *s)
 {
 	u64 start = 0, end = 0;

@@ -245,6 +245,15 @@ static inline u32 session_resolve(struct session *s, struct thread *t, u16 cpumo
 	return session_resolve_flagged(s, t, cpumode, ip) & ~FRAME_UNRESOLVED;
 }
 
+/**
+ * session_frame_of_sym - the frame of symbol sym of user binary dso (one the symbol tables do
+ * not hold: an inlined function's), first seen at address ip (map-relative rel).
+ *
+ * Return: the frame's number (1 and up).
+ */
+u32 session_frame_of_sym(struct session *s, struct dso *dso, const struct sym *sym, u64 ip,
+			 u64 rel);
+
 static inline const struct frame *session_frame(const struct session *s, u32 id)
 {
 	return &s->frames[id];

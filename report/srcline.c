@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +18,12 @@
 #include <unistd.h>
 
 #ifdef HAVE_LIBDW
+#include <dwarf.h>
 #include <elfutils/libdw.h>
 #endif
 
 #include "report/srcline.h"
+#include "report/symbols-internal.h"
 #include "util/hash-index.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -39,10 +42,45 @@ struct src_dso {
 struct src_entry {
 	struct dso *dso;
 	u64 rel;
+	bool chain; /* for a call chain: the fallback without the symbol's name */
 	const char *text;
 };
 
+/* The functions at one address (srcline_inlines()): funcs[first ... first + n). */
+struct src_inl {
+	struct dso *dso;
+	u64 rel;
+	u32 first, n;
+};
+
+/* A function the debug information names at an address, while the scopes are walked. */
+struct src_name {
+	const char *name; /* interned */
+	const char *line; /* interned; NULL: no file */
+};
+
+/* An inlined function's symbol, one per (base, name). */
+struct src_isym {
+	struct sym sym;
+	const struct sym *base;
+	const struct sym *canon; /* the first of that name */
+	struct src_isym *next;
+	struct src_isym *next_name; /* of the first ones: the next of the same hash of name */
+};
+
 struct srclines {
+	struct src_inl *inl; /* each (dso, rel) whose functions were looked up, through iix */
+	u32 ninl, inlcap;
+	struct hash_index iix;
+	struct srcline_func *funcs; /* their functions */
+	u32 nfuncs, funccap;
+	struct src_name *names; /* the names and lines of one address, while it is looked up */
+	u32 nnames, namecap;
+	const char *call_line; /* the call site of the last inlined function named */
+	struct src_isym **isyms; /* hashed by (base, name) */
+	u32 isym_mask, nisyms;
+	struct src_isym **canons; /* the first symbol of each name, hashed by name */
+	u32 canon_mask, ncanons;
 	struct src_entry *v; /* each (dso, rel) looked up, found through ix */
 	u32 nr, cap;
 	struct hash_index ix;
@@ -61,7 +99,7 @@ static u64 entry_hash_at(const void *ctx, u32 i)
 {
 	const struct srclines *sl = ctx;
 
-	return entry_hash(sl->v[i].dso, sl->v[i].rel);
+	return entry_hash(sl->v[i].dso, sl->v[i].rel) ^ sl->v[i].chain;
 }
 
 static bool entry_eq(const void *ctx, u32 i, const void *key)
@@ -69,7 +107,7 @@ static bool entry_eq(const void *ctx, u32 i, const void *key)
 	const struct srclines *sl = ctx;
 	const struct src_entry *k = key;
 
-	return sl->v[i].dso == k->dso && sl->v[i].rel == k->rel;
+	return sl->v[i].dso == k->dso && sl->v[i].rel == k->rel && sl->v[i].chain == k->chain;
 }
 
 static u64 text_hash_at(const void *ctx, u32 i)
@@ -110,6 +148,17 @@ void srclines_free(struct srclines *sl)
 #endif
 		free(d);
 	}
+	for (u32 i = 0; sl->isyms && i <= sl->isym_mask; i++)
+		for (struct src_isym *y = sl->isyms[i], *n; y; y = n) {
+			n = y->next;
+			free(y);
+		}
+	free(sl->isyms);
+	free(sl->canons);
+	free(sl->inl);
+	free(sl->funcs);
+	free(sl->names);
+	hash_index_free(&sl->iix);
 	for (u32 i = 0; i < sl->ntexts; i++)
 		free(sl->texts[i]);
 	free(sl->texts);
@@ -184,6 +233,27 @@ static struct src_dso *src_dso(struct srclines *sl, struct dso *dso)
 	return d;
 }
 
+/* "file:line" as perf shows it: the base name of the file. */
+static char *file_line(const char *file, int line)
+{
+	const char *base = strrchr(file, '/');
+
+	return xasprintf("%s:%u", base ? base + 1 : file, (unsigned)line);
+}
+
+/* "file:line" of ELF address addr in the unit cu; NULL when its line table has no file there. */
+static char *unit_line(Dwarf_Die *cu, u64 addr)
+{
+	Dwarf_Line *line = dwarf_getsrc_die(cu, addr);
+	const char *file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
+	int lineno = 0;
+
+	if (!file)
+		return NULL;
+	dwarf_lineno(line, &lineno);
+	return file_line(file, lineno);
+}
+
 /*
  * "file:line" of ELF address addr, from the line tables of dso; where they do not hold it, what
  * perf makes of addr2line's answer: "??:0" outside every unit, ":0" in a unit without that line.
@@ -193,22 +263,15 @@ static char *dwarf_line(struct srclines *sl, struct dso *dso, u64 addr)
 {
 	struct src_dso *d = src_dso(sl, dso);
 	Dwarf_Die cu;
-	Dwarf_Line *line;
-	const char *file, *base;
-	int lineno = 0;
+	char *s;
 
 	if (!d->dw)
 		return NULL;
 	if (!dwarf_addrdie(d->dw, addr, &cu))
 		return xstrdup("??:0");
 	/* a unit that holds the address but no line for it: addr2line's ":?", perf's ":0" */
-	line = dwarf_getsrc_die(&cu, addr);
-	file = line ? dwarf_linesrc(line, NULL, NULL) : NULL;
-	if (!file)
-		return xstrdup(":0");
-	dwarf_lineno(line, &lineno);
-	base = strrchr(file, '/');
-	return xasprintf("%s:%u", base ? base + 1 : file, (unsigned)lineno);
+	s = unit_line(&cu, addr);
+	return s ? s : xstrdup(":0");
 }
 #else
 static char *dwarf_line(struct srclines *sl, struct dso *dso, u64 addr)
@@ -220,7 +283,8 @@ static char *dwarf_line(struct srclines *sl, struct dso *dso, u64 addr)
 }
 #endif
 
-static const char *lookup(struct srclines *sl, struct dso *dso, const struct sym *sym, u64 rel)
+static const char *lookup(struct srclines *sl, struct dso *dso, const struct sym *sym, u64 rel,
+			  bool chain)
 {
 	char *s;
 	u64 addr;
@@ -230,24 +294,25 @@ static const char *lookup(struct srclines *sl, struct dso *dso, const struct sym
 	addr = dso->kind == DSO_USER ? objdump_addr(dso, rel) : rel;
 	s = dwarf_line(sl, dso, addr);
 	if (!s && sym)
-		s = xasprintf("%s+%" PRIu64, sym_name(sym), rel - sym->start);
+		s = xasprintf("%s+%" PRIu64, chain ? "" : sym_name(sym), rel - sym->start);
 	else if (!s)
 		s = xasprintf("%s[%" PRIx64 "]", dso->short_name, addr);
 	return text_intern(sl, s);
 }
 
-const char *srcline_get(struct srclines *sl, struct dso *dso, const struct sym *sym, u64 rel)
+static const char *get(struct srclines *sl, struct dso *dso, const struct sym *sym, u64 rel,
+		       bool chain)
 {
-	struct src_entry key = {dso, rel, NULL};
+	struct src_entry key = {dso, rel, chain, NULL};
 	u32 slot;
 	int64_t i;
 
 	if (!hash_index_reserve(&sl->ix, entry_hash_at, sl))
 		die("out of memory");
-	slot = hash_index_find(&sl->ix, entry_hash(dso, rel), entry_eq, sl, &key, &i);
+	slot = hash_index_find(&sl->ix, entry_hash(dso, rel) ^ chain, entry_eq, sl, &key, &i);
 	if (i >= 0)
 		return sl->v[i].text;
-	key.text = lookup(sl, dso, sym, rel);
+	key.text = lookup(sl, dso, sym, rel, chain);
 	if (sl->nr == sl->cap) {
 		sl->cap = sl->cap ? 2 * sl->cap : 1024;
 		sl->v = xrealloc(sl->v, sl->cap * sizeof(*sl->v));
@@ -255,4 +320,285 @@ const char *srcline_get(struct srclines *sl, struct dso *dso, const struct sym *
 	sl->v[sl->nr] = key;
 	hash_index_set(&sl->ix, slot, sl->nr++);
 	return key.text;
+}
+
+const char *srcline_get(struct srclines *sl, struct dso *dso, const struct sym *sym, u64 rel)
+{
+	return get(sl, dso, sym, rel, false);
+}
+
+const char *srcline_chain_get(struct srclines *sl, struct dso *dso, const struct sym *sym,
+			      u64 rel)
+{
+	return get(sl, dso, sym, rel, true);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Inlined functions */
+
+static u64 inl_hash_at(const void *ctx, u32 i)
+{
+	const struct srclines *sl = ctx;
+
+	return entry_hash(sl->inl[i].dso, sl->inl[i].rel);
+}
+
+static bool inl_eq(const void *ctx, u32 i, const void *key)
+{
+	const struct srclines *sl = ctx;
+	const struct src_inl *k = key;
+
+	return sl->inl[i].dso == k->dso && sl->inl[i].rel == k->rel;
+}
+
+/*
+ * The next function at the address, innermost first: its line is where the one before was
+ * inlined into it (the first's, the address's own).
+ */
+static void name_add(struct srclines *sl, const char *name)
+{
+	if (sl->nnames == sl->namecap) {
+		sl->namecap = sl->namecap ? 2 * sl->namecap : 16;
+		sl->names = xrealloc(sl->names, sl->namecap * sizeof(*sl->names));
+	}
+	sl->names[sl->nnames].name = text_intern(sl, xstrdup(name));
+	sl->names[sl->nnames++].line = sl->call_line;
+	sl->call_line = NULL;
+}
+
+#ifdef HAVE_LIBDW
+/*
+ * The name addr2line gives a function, which perf shows: its linkage name where it has one
+ * (glibc's internal aliases, "__GI___clock_gettime"; C++ names, demangled as perf does), else
+ * its name, either found through DW_AT_abstract_origin or DW_AT_specification.
+ */
+static const char *function_name(Dwarf_Die *die)
+{
+	static const int attrs[] = {DW_AT_linkage_name, DW_AT_MIPS_linkage_name};
+	Dwarf_Attribute a;
+	const char *name;
+	static char buf[4096];
+
+	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		name = dwarf_formstring(dwarf_attr_integrate(die, attrs[i], &a));
+		if (name)
+			return demangle(name, buf, sizeof(buf));
+	}
+	name = dwarf_diename(die);
+	return name ? name : "??";
+}
+
+/* "file:line" of the call an inlined function's entry die stands for; NULL without a file. */
+static const char *call_site(struct srclines *sl, Dwarf_Die *cu, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word file, line = 0;
+	Dwarf_Files *files;
+	size_t nfiles;
+	const char *name;
+
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &file) != 0 ||
+	    dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || file >= nfiles)
+		return NULL;
+	name = dwarf_filesrc(files, file, NULL, NULL);
+	if (!name)
+		return NULL;
+	dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &line);
+	return text_intern(sl, file_line(name, (int)line));
+}
+
+/*
+ * Below die, the functions whose code holds ELF address addr, innermost first: the inlined
+ * ones (addr2line -i's list, which perf reads), then the one that holds them. Walked by hand:
+ * dwarf_getscopes() goes on from an inlined function into its abstract definition, not into
+ * the function it was inlined into. Return: whether one was found.
+ */
+static bool scope_names(struct srclines *sl, Dwarf_Die *cu, Dwarf_Die *die, u64 addr, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		bool fn = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+
+		/* functions of C++ sit in namespaces, which have no addresses */
+		if (tag == DW_TAG_namespace) {
+			if (scope_names(sl, cu, &child, addr, depth + 1))
+				return true;
+			continue;
+		}
+		if (!fn && tag != DW_TAG_lexical_block)
+			continue;
+		if (dwarf_haspc(&child, addr) <= 0)
+			continue;
+		if (scope_names(sl, cu, &child, addr, depth + 1) && !fn)
+			return true;
+		if (!fn)
+			continue;
+		name_add(sl, function_name(&child));
+		if (tag == DW_TAG_inlined_subroutine)
+			sl->call_line = call_site(sl, cu, &child);
+		return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+static void dwarf_inlines(struct srclines *sl, struct dso *dso, u64 addr)
+{
+	struct src_dso *d = src_dso(sl, dso);
+	Dwarf_Die cu;
+	char *line;
+
+	if (!d->dw || !dwarf_addrdie(d->dw, addr, &cu))
+		return;
+	line = unit_line(&cu, addr);
+	sl->call_line = line ? text_intern(sl, line) : NULL;
+	scope_names(sl, &cu, &cu, addr, 0);
+	sl->call_line = NULL;
+}
+#else
+static void dwarf_inlines(struct srclines *sl, struct dso *dso, u64 addr)
+{
+	(void)sl;
+	(void)dso;
+	(void)addr;
+}
+#endif
+
+static u32 isym_hash(const struct sym *base, const char *name)
+{
+	return (u32)hash_mix64((u64)(uintptr_t)base * 31 ^ (u64)(uintptr_t)name);
+}
+
+static u32 name_hash(const char *name)
+{
+	return (u32)hash_mix64((u64)(uintptr_t)name);
+}
+
+/* A table of chains twice as big, its entries linked through the member at offset link. */
+static struct src_isym **rehash(struct src_isym **old, u32 old_mask, u32 mask, size_t link,
+				bool by_name)
+{
+	struct src_isym **t = xcalloc(mask + 1, sizeof(*t));
+
+	for (u32 i = 0; old && i <= old_mask; i++) {
+		struct src_isym *y, *n;
+
+		for (y = old[i]; y; y = n) {
+			struct src_isym **next = (struct src_isym **)(void *)((char *)y + link);
+			u32 h = (by_name ? name_hash(y->sym.name) : isym_hash(y->base, y->sym.name)) &
+				mask;
+
+			n = *next;
+			*next = t[h];
+			t[h] = y;
+		}
+	}
+	free(old);
+	return t;
+}
+
+/* The first inlined function's symbol called name (interned), NULL when there is none yet. */
+static struct src_isym *canon_find(const struct srclines *sl, const char *name)
+{
+	struct src_isym *y;
+
+	for (y = sl->canons ? sl->canons[name_hash(name) & sl->canon_mask] : NULL; y;
+	     y = y->next_name)
+		if (y->sym.name == name)
+			return y;
+	return NULL;
+}
+
+/* The symbol perf makes for an inlined function called name (interned) in base's code. */
+static const struct sym *inline_sym(struct srclines *sl, const struct sym *base, const char *name)
+{
+	struct src_isym *y, *canon;
+	u32 h;
+
+	if (!sl->isyms || sl->nisyms > sl->isym_mask) {
+		u32 mask = sl->isyms ? 2 * sl->isym_mask + 1 : 255;
+
+		sl->isyms = rehash(sl->isyms, sl->isym_mask, mask, offsetof(struct src_isym, next),
+				   false);
+		sl->isym_mask = mask;
+	}
+	h = isym_hash(base, name) & sl->isym_mask;
+	for (y = sl->isyms[h]; y; y = y->next)
+		if (y->base == base && y->sym.name == name)
+			return &y->sym;
+	canon = canon_find(sl, name);
+	y = xcalloc(1, sizeof(*y));
+	y->canon = canon ? &canon->sym : &y->sym;
+	y->base = base;
+	y->sym.start = base->start;
+	y->sym.end = base->end;
+	y->sym.name = name;
+	y->sym.namelen = (u32)strlen(name);
+	y->sym.binding = base->binding;
+	y->sym.inlined = 1;
+	y->next = sl->isyms[h];
+	sl->isyms[h] = y;
+	sl->nisyms++;
+	if (!canon) {
+		if (!sl->canons || sl->ncanons > sl->canon_mask) {
+			u32 mask = sl->canons ? 2 * sl->canon_mask + 1 : 255;
+
+			sl->canons = rehash(sl->canons, sl->canon_mask, mask,
+					    offsetof(struct src_isym, next_name), true);
+			sl->canon_mask = mask;
+		}
+		h = name_hash(name) & sl->canon_mask;
+		y->next_name = sl->canons[h];
+		sl->canons[h] = y;
+		sl->ncanons++;
+	}
+	return &y->sym;
+}
+
+u32 srcline_inlines(struct srclines *sl, struct dso *dso, const struct sym *sym, u64 rel,
+		    const struct srcline_func **funcs)
+{
+	struct src_inl key = {dso, rel, 0, 0};
+	u32 slot;
+	int64_t i;
+
+	if (!hash_index_reserve(&sl->iix, inl_hash_at, sl))
+		die("out of memory");
+	slot = hash_index_find(&sl->iix, entry_hash(dso, rel), inl_eq, sl, &key, &i);
+	if (i < 0) {
+		sl->nnames = 0;
+		if (dso && dso->kind == DSO_USER && sym)
+			dwarf_inlines(sl, dso, objdump_addr(dso, rel));
+		if (sl->nfuncs + sl->nnames > sl->funccap) {
+			sl->funccap = 2 * (sl->nfuncs + sl->nnames) + 256;
+			sl->funcs = xrealloc(sl->funcs, sl->funccap * sizeof(*sl->funcs));
+		}
+		key.first = sl->nfuncs;
+		key.n = sl->nnames;
+		/* perf's new_inline_sym(): the symbol's own name is the symbol, not an inlined one */
+		for (u32 j = 0; j < sl->nnames; j++) {
+			const char *name = sl->names[j].name;
+			struct srcline_func *f = &sl->funcs[sl->nfuncs++];
+
+			f->sym = strcmp(name, sym_name(sym)) ? inline_sym(sl, sym, name) : sym;
+			f->line = sl->names[j].line;
+		}
+		if (sl->ninl == sl->inlcap) {
+			sl->inlcap = sl->inlcap ? 2 * sl->inlcap : 1024;
+			sl->inl = xrealloc(sl->inl, sl->inlcap * sizeof(*sl->inl));
+		}
+		sl->inl[sl->ninl] = key;
+		hash_index_set(&sl->iix, slot, sl->ninl);
+		i = sl->ninl++;
+	}
+	*funcs = sl->funcs + sl->inl[i].first;
+	return sl->inl[i].n;
+}
+
+const struct sym *srcline_inline_canon(const struct sym *sym)
+{
+	return sym->inlined ? ((const struct src_isym *)(const void *)sym)->canon : sym;
 }

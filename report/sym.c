@@ -130,6 +130,7 @@ void dso_add_sym(struct dso *dso, u64 start, u64 end, const char *name, size_t n
 	s->frame = 0;
 	s->binding = binding;
 	s->mangled = 0;
+	s->inlined = 0;
 	s->seq = dso->nr_added++;
 }
 

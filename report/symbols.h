@@ -38,6 +38,7 @@ struct sym {
 	u32 frame;  /* the session's frame for it, once there is one (0 until then) */
 	u8 binding; /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
 	u8 mangled; /* name is still the C++ mangled name: sym_name() demangles it once */
+	u8 inlined; /* a function inlined into another (report/srcline.h): perf's "(inlined)" */
 	u32 seq;    /* the order it was added in: perf's lookup among overlapping symbols uses it */
 };
 

@@ -247,7 +247,8 @@ static void sym_cell(struct profile *p, const struct hist_entry *e, char *buf, s
 	const struct frame *fr = session_frame(&p->s, e->frame);
 
 	if (fr->sym)
-		snprintf(buf, len, "[%c] %s", fr->level, sym_name(fr->sym));
+		snprintf(buf, len, "[%c] %s%s", fr->level, sym_name(fr->sym),
+			 fr->sym->inlined ? " (inlined)" : "");
 	else /* perf's "%-#.*llx" with 16 digits: no 0x for 0, as printf has it */
 		snprintf(buf, len, "[%c] %#.16" PRIx64, e->level, e->rel);
 }
@@ -514,6 +515,7 @@ struct graph {
 	u64 total; /* the event's total period */
 	u64 min_hit;
 	bool printed;
+	char name[CHAIN_NAME_MAX]; /* a chain entry's text, while it is printed */
 };
 
 /* A compressed node starts at trie node x and runs while nodes have no hit and one child. */
@@ -534,7 +536,7 @@ static int child_cmp(const void *pa, const void *pb)
 {
 	const struct cnode *a = &child_sort_profile->nodes[*(const u32 *)pa];
 	const struct cnode *b = &child_sort_profile->nodes[*(const u32 *)pb];
-	char ba[64], bb[64];
+	static char ba[CHAIN_NAME_MAX], bb[CHAIN_NAME_MAX];
 
 	if (a->cumul != b->cumul)
 		return a->cumul > b->cumul ? -1 : 1;
@@ -596,8 +598,6 @@ static void graph_level(struct graph *g, u32 parent_end, u64 total, int depth, i
 	u64 remaining = total,
 	    parent_children = p->nodes[parent_end].cumul - p->nodes[parent_end].hit;
 	u64 min_hit = child_min_hit(g, parent_children);
-	char buf[64];
-
 	v = children(g, parent_end, min_hit, &nr);
 	for (u32 i = 0; i < nr; i++) {
 		u32 x = v[i], end = run_end(p, x), k = 0;
@@ -624,7 +624,7 @@ static void graph_level(struct graph *g, u32 parent_end, u64 total, int depth, i
 				}
 			}
 			fprintf(g->out, "%s\n",
-				frame_chain_name(p, p->nodes[n].key, buf, sizeof(buf)));
+				frame_chain_name(p, p->nodes[n].key, g->name, sizeof(g->name)));
 			if (n == end)
 				break;
 		}
@@ -656,11 +656,11 @@ static void print_graph(struct profile *p, const struct hists *hs, const struct 
 			FILE *out)
 {
 	const struct report_opts *o = p->o;
-	struct graph g = {p, out, hists_pct_total(o, hs), 0, false};
+	struct graph g = {.p = p, .out = out, .total = hists_pct_total(o, hs)};
 	u32 root = e->chain_root, nr, *v, top = root;
 	u64 total = hists_pct_total(o, hs);
 	int left = 0;
-	char buf[64];
+	char buf[CHAIN_NAME_MAX];
 
 	if (!root)
 		return;
@@ -735,7 +735,7 @@ static void print_flat(struct profile *p, const struct hists *hs, const struct h
 {
 	u32 *v = NULL, nr = 0, cap = 0, path[MAX_PATH_DEPTH];
 	u64 min_hit = hists_min_chain_hit(p->o, hs);
-	char buf[64];
+	char buf[CHAIN_NAME_MAX];
 
 	if (!e->chain_root)
 		return;
@@ -1118,7 +1118,7 @@ int view_table(struct profile *p, FILE *out)
  */
 static void json_frames(struct profile *p, u32 x, u32 end, bool skip_first, FILE *out)
 {
-	char buf[64];
+	char buf[CHAIN_NAME_MAX];
 	bool first = true;
 
 	fputs(", \"frames\": [", out);
@@ -1177,7 +1177,7 @@ static void json_graph(struct profile *p, const struct hists *hs, const struct h
 		       FILE *out)
 {
 	const struct report_opts *o = p->o;
-	struct graph g = {p, out, hists_pct_total(o, hs), 0, false};
+	struct graph g = {.p = p, .out = out, .total = hists_pct_total(o, hs)};
 	u32 root = e->chain_root, nr, *v, top = root;
 	u64 total = hists_pct_total(o, hs);
 	bool first = true;
@@ -1190,7 +1190,7 @@ static void json_graph(struct profile *p, const struct hists *hs, const struct h
 	g.min_hit = hists_min_chain_hit(o, hs);
 	if (o->chain_mode == CHAIN_FLAT) {
 		u32 *fv = NULL, fnr = 0, cap = 0, path[MAX_PATH_DEPTH];
-		char buf[64];
+		char buf[CHAIN_NAME_MAX];
 
 		flat_collect(p, root, g.min_hit, &fv, &fnr, &cap);
 		flat_profile = p;

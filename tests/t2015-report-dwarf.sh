@@ -18,14 +18,14 @@ NOFP=$PREC_BUILD/tests/workloads/nofp
 [ -x "$NOFP" ] || skip_all "the nofp workload is not built"
 STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
 
-# perf 6.1 adds the inlined functions its debug information names to dwarf chains, which prec
-# does not show yet: its reports and scripts are asked without them.
+# perf 6.1 adds the inlined functions its debug information names to dwarf chains, and so does
+# prec: both are compared as they are by default, and with --no-inline where the test says so.
 perf() {
 	case "$1" in
 	report | script)
 		local cmd=$1
 		shift
-		command perf "$cmd" --no-inline "$@"
+		command perf "$cmd" "$@"
 		;;
 	*) command perf "$@" ;;
 	esac
@@ -63,7 +63,7 @@ if have libdw; then
 	test_expect "so are caller-ordered ones" 'same_graph nofp.data 6 -g caller'
 	test_expect "leaf's callers are inner, outer, run, main" '
 		same_table nofp.data &&
-		grep -A6 "\[\.\] leaf$" prec.out | tr -d " |-" | tr "\n" " " |
+		grep -A7 "\[\.\] leaf$" prec.out | tr -d " |-" | tr "\n" " " |
 			grep -q "leaf inner outer run main "'
 	test_expect "--max-stack limits the kernel's frames and the user frames apart, as perf" '
 		same_graph nofp.data 6 --max-stack 3 && same_graph nofp.data 6 --max-stack 3 -g caller'
@@ -72,14 +72,45 @@ if have libdw; then
 		perf_clean cached nofp.data perf report -i nofp.data --stdio --children >perf.out &&
 		prec_ok prec.out nofp.data --children &&
 		"$PYTHON" "$CMP" table perf.out prec.out && "$PYTHON" "$CMP" graph perf.out prec.out 12'
-	test_expect "--folded is what stackcollapse.py prints" '
+	test_expect "--no-inline: --folded is what stackcollapse.py prints" '
 		[ -r "$STACKCOLLAPSE" ] || { echo "# no $STACKCOLLAPSE"; exit 0; }
-		collapse nofp.data && grep -q ";run;outer;inner;leaf " perf.folded &&
+		$PERF_CHECK cached nofp.data perf script --no-inline -i nofp.data \
+			-s "$STACKCOLLAPSE" >perf.folded && grep -q ";run;outer;inner;leaf " perf.folded &&
 		grep -q ";run;sys;entry_SYSCALL_64[a-z_]*;do_syscall_64" perf.folded &&
-		cached nofp.data "$PREC" report -q -i nofp.data --folded >prec.folded &&
+		cached nofp.data "$PREC" report -q -i nofp.data --folded --no-inline >prec.folded &&
 		"$PYTHON" "$CMP" folded perf.folded prec.folded'
 	test_expect "cached rules or libdwfl, one thread or two: the same stacks" '
 		same_ways nofp.data'
+	test_expect "inlined functions: perf's spin (inlined) above outer, leaf and run" '
+		same_graph nofp.data 6 && grep -A2 "\[\.\] outer$" prec.out | grep -q "spin (inlined)$" &&
+		grep -q "__libc_start_main_impl (inlined)" prec.out'
+	test_expect "--children rows of inlined functions are perf's" '
+		perf_clean cached nofp.data perf report -i nofp.data --stdio --children \
+			-g none >perf.out &&
+		prec_ok prec.out nofp.data --children -g none &&
+		grep -q "spin (inlined)" prec.out && "$PYTHON" "$CMP" table perf.out prec.out'
+	test_expect "--sort dso graphs merge inlined functions by name, as perf's" '
+		perf_clean cached nofp.data perf report -i nofp.data --stdio --no-children \
+			--sort dso >perf.out &&
+		prec_ok prec.out nofp.data --no-children --sort dso &&
+		grep -q -- "--spin (inlined)$" prec.out && "$PYTHON" "$CMP" graph perf.out prec.out 3'
+	test_expect "their folded stacks are stackcollapse.py's (the program's own)" '
+		[ -r "$STACKCOLLAPSE" ] || { echo "# no $STACKCOLLAPSE"; exit 0; }
+		collapse nofp.data && grep ";run;" perf.folded >perf.run &&
+		cached nofp.data "$PREC" report -q -i nofp.data --folded | grep ";run;" >prec.run &&
+		grep -q ";outer;spin " prec.run && "$PYTHON" "$CMP" folded perf.run prec.run'
+	test_expect "--no-inline: the table and graphs are perf's --no-inline" '
+		same_graph nofp.data 6 --no-inline && ! grep -q "(inlined)" prec.out &&
+		same_graph nofp.data 6 -g caller --no-inline'
+	# -vv: how many samples took their thread's previous chain, and how many chain addresses
+	# were resolved: the functions inlined at an address are looked up once, not per sample,
+	# so nearly as many (a leaf that moves into or out of an inlined function is another chain)
+	test_expect "inlined functions cost no resolving per sample: -vv counts near --no-inline" '
+		for o in --inline --no-inline; do
+			"$PREC" report -i nofp.data --stdio --no-children -vv $o 2>&1 >/dev/null |
+				sed -n "s/.* \([0-9]*\) with their.* \([0-9]*\) addresses resolved.*/\1 \2/p"
+		done | tr "\n" " " >stats && cat stats &&
+		awk "{ exit !(NF == 4 && \$3 > 0 && \$1 >= 0.95 * \$3 && \$2 <= 1.05 * \$4 + 10) }" stats'
 	test_expect "--json agrees with the table" 'json_agrees nofp.data'
 	test_expect "the flame graph adds up" 'svg_ok nofp.data'
 	test_expect "read from a pipe, the call graphs are perf's" '
@@ -134,7 +165,7 @@ if have libdw; then
 	test_expect "with 64 descriptors, --folded is the same, and nothing is said" '
 		"$PREC" report -q -i many.data --folded >full.folded &&
 		(ulimit -n 64 && "$PREC" report -q -i many.data --folded >low.folded 2>low.err) &&
-		cat low.err && [ ! -s low.err ] && grep -c ";run;outer;inner;leaf " low.folded &&
+		cat low.err && [ ! -s low.err ] && grep -c ";run;outer;inner;leaf;spin " low.folded &&
 		cmp full.folded low.folded'
 	test_expect "a hundred processes: the same stacks every way" 'same_ways many.data'
 
@@ -146,8 +177,9 @@ if have libdw; then
 		rec_perf libc --call-graph dwarf -- sh -c "sort rnd >/dev/null; gzip -1 -c rnd >/dev/null"'
 	test_expect "prec's stacks of sort and gzip hold perf's" '
 		[ -r "$STACKCOLLAPSE" ] || { echo "# no $STACKCOLLAPSE"; exit 0; }
-		collapse libc.data &&
-		"$PREC" report -q -i libc.data --folded >prec.folded &&
+		$PERF_CHECK cached libc.data perf script --no-inline -i libc.data \
+			-s "$STACKCOLLAPSE" >perf.folded &&
+		"$PREC" report -q -i libc.data --folded --no-inline >prec.folded &&
 		"$PYTHON" - perf.folded prec.folded <<-PYEOF
 		import collections, sys
 		def read(path):

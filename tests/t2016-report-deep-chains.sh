@@ -1,0 +1,53 @@
+#!/bin/bash
+# t2016: call chains longer than the kernel's cap of 127 entries, from deep (200 nested calls,
+# -O0 with frame pointers), as perf 6.1 reports them: a frame-pointer chain holds the kernel's
+# 127 entries; a dwarf chain holds the kernel's part and, on top, up to 127 user frames unwound
+# from a 64 KiB stack copy. The call graphs and folded stacks are perf's.
+# shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
+. "$(dirname "$0")/lib.sh"
+. "$PREC_SRC/tests/t2000-report-lib.sh"
+REPORT_CACHE=1
+
+require root perf python
+DEEP=$PREC_BUILD/tests/workloads/deep
+[ -x "$DEEP" ] || skip_all "the deep workload is not built"
+STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
+
+# deepest FILE: the most frames of a stack in FILE (folded: the command, then the frames)
+deepest() {
+	awk -F';' '{ if (NF - 1 > n) n = NF - 1 } END { print n + 0 }' "$1"
+}
+
+test_expect "perf records deep with -g" '
+	perf record -q -e cpu-clock -F 1000 -g -o fp.data "$DEEP" 0.5 >/dev/null 2>fp.err ||
+		{ cat fp.err; false; }'
+test_expect "frame pointers: the call graphs are perf's" '
+	same_graph fp.data 4 && [ "$(grep -c "^ *|* *recurse$" prec.out)" -gt 100 ]'
+test_expect "frame pointers: so are caller-ordered ones" 'same_graph fp.data 4 -g caller'
+test_expect "frame pointers: the folded stacks are perf script's, 127 frames at most" '
+	same_folded fp.data && [ "$(deepest prec.folded)" = 127 ]'
+
+if have libdw; then
+	test_expect "perf records deep with --call-graph dwarf,65528" '
+		perf record -q -e cpu-clock -F 1000 --call-graph dwarf,65528 -o dw.data \
+			"$DEEP" 0.5 >/dev/null 2>dw.err || { cat dw.err; false; }'
+	test_expect "dwarf: the call graphs are perf's" '
+		same_graph dw.data 4 && [ "$(grep -c "^ *|* *recurse$" prec.out)" -gt 100 ]'
+	test_expect "dwarf: so are caller-ordered ones" 'same_graph dw.data 4 -g caller'
+	test_expect "dwarf: the --children rows are perf's" '
+		perf_clean cached dw.data perf report -i dw.data --stdio --children -g none \
+			--no-inline >perf.out &&
+		prec_ok prec.out dw.data --children -g none --no-inline &&
+		"$PYTHON" "$CMP" table perf.out prec.out'
+	test_expect "dwarf: the folded stacks are stackcollapse.py's, kernel frames on 127 user ones" '
+		[ -r "$STACKCOLLAPSE" ] || { echo "# no $STACKCOLLAPSE"; exit 0; }
+		$PERF_CHECK cached dw.data perf script --no-inline -i dw.data -s "$STACKCOLLAPSE" \
+			>perf.folded &&
+		cached dw.data "$PREC" report -q -i dw.data --folded --no-inline >prec.folded &&
+		"$PYTHON" "$CMP" folded perf.folded prec.folded &&
+		[ "$(deepest prec.folded)" -gt 127 ]'
+else
+	test_skip "dwarf chains" "prec is built without libdw"
+fi
+
+done_testing
