@@ -626,6 +626,9 @@ static bool memo_chain_matches(const struct memo *m, const struct psample *smp, 
 	if (!m->raw_valid || m->n != smp->nr_chain || m->ugen != ugen || m->kgen != kgen ||
 	    m->leaf_pos != leaf_pos || !same_funcs(m->leaf_fn, m->leaf_nfn, leaf_fn, leaf_nfn))
 		return false;
+	/* a sample without a chain has none to compare (and memcmp takes no NULL) */
+	if (!m->n)
+		return true;
 	if (leaf_pos == EMPTY)
 		return !memcmp(m->raw, smp->chain, (size_t)m->n * 8);
 	return !memcmp(m->raw, smp->chain, (size_t)leaf_pos * 8) &&
