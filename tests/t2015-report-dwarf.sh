@@ -216,7 +216,7 @@ if have libdw; then
 		test_expect "perf records nofp linked by lld" '
 			rec_perf lld --call-graph dwarf -- ./nofp-lld 0.3'
 		test_expect "its call graphs are perf's" '
-			same_graph lld.data 6 && grep -A4 "\[\.\] leaf$" prec.out | grep -q outer'
+			same_graph lld.data 6 && grep -A6 "\[\.\] leaf$" prec.out | grep -q outer'
 	else
 		test_skip "a binary linked by lld" "cc -fuse-ld=lld does not link here"
 	fi
