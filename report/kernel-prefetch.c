@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kallsyms read ahead for prec report (see symbols.h): a thread started early reads the file
- * kernel_kallsyms_path() names whole and makes its symbol tables, kernel.c's kernel_load() takes
- * them, and dsos_exit() stops the thread when no kernel address ever came up. Both sides use it,
- * so it sits below them both and knows neither.
+ * kernel_kallsyms_path() names whole and makes its symbol tables (with sym.c), kernel.c's
+ * kernel_load() takes them, and dsos_exit() stops the thread when no kernel address ever came up.
+ * Both sides use it, so it sits below them both and knows neither.
  */
 #include "config.h"
 
@@ -254,13 +254,24 @@ static struct ksym_tables *ksym_tables_make(struct ksym_text *text, const atomic
 	return t;
 }
 
+/* A table's dso: only its symbols were set (dso.c, which frees whole dsos, is above). */
+static void table_free(struct dso *dso)
+{
+	free(dso->syms);
+	free(dso->starts);
+	free(dso->starts_idx);
+	free(dso->pick);
+	pool_free(&dso->strings);
+	free(dso);
+}
+
 void ksym_tables_free(struct ksym_tables *t)
 {
 	if (!t)
 		return;
-	dso_free(t->kernel);
+	table_free(t->kernel);
 	for (u32 i = 0; i < t->nr_mods; i++)
-		dso_free(t->mods[i].dso);
+		table_free(t->mods[i].dso);
 	free(t->mods);
 	text_free(&t->text);
 	free(t);

@@ -7,8 +7,9 @@
  *   kernel.c           the kernel and its modules, loaded at once over the table
  *   dso.c              the table of dsos, loading ahead, dso_load() handing a dso to its loader
  *   symbol-elf.c       the symbols of ELF files and [vdso]
+ *   kernel-prefetch.c  kallsyms read ahead and made into symbol tables, in a thread
  *   sym.c              a dso's symbol array, the pool of its names, their demangling
- *   demangle.c, kernel-prefetch.c   C++ names as perf shows them; /proc/kallsyms read ahead
+ *   demangle.c         C++ names as perf shows them
  *
  * The sections below go from the bottom up.
  */
@@ -36,6 +37,57 @@ bool demangle_init(void);
  * Return: buf, or name itself when it is not a C++ name or does not demangle.
  */
 const char *demangle(const char *name, char *buf, size_t len);
+
+/* ---- sym.c ---- */
+
+/**
+ * pool_strndup - copy n bytes of s into p, NUL-terminated.
+ *
+ * Return: the copy; it lives as long as p (allocation failure dies).
+ */
+const char *pool_strndup(struct strpool *p, const char *s, size_t n);
+
+/**
+ * pool_free - free every string of p and empty it.
+ */
+void pool_free(struct strpool *p);
+
+/**
+ * sym_demangle_into - demangle s's name in place, the new name kept in pool.
+ */
+void sym_demangle_into(struct sym *s, struct strpool *pool);
+
+/**
+ * sym_demangle_exit - free the names sym_demangle() made.
+ */
+void sym_demangle_exit(void);
+
+/* The duplicates dso_sort_syms_log() dropped, in the order it dropped them. */
+struct sym_log {
+	struct sym_erased {
+		u32 seq;   /* the dropped symbol's */
+		u32 added; /* how many symbols had been added by then */
+		u64 start;
+	} *v;
+	u32 nr, cap;
+};
+
+/**
+ * dso_sort_syms_log - dso_sort_syms(), noting in log (when not NULL) each duplicate it drops.
+ */
+void dso_sort_syms_log(struct dso *dso, bool fixup_ends, struct sym_log *log);
+
+/**
+ * sym_log_free - free what log holds and empty it.
+ */
+void sym_log_free(struct sym_log *log);
+
+/**
+ * dso_pick_overlaps - where the symbols of dso overlap, note for each stretch of addresses the
+ * one perf's lookup finds (dso->pick), from the order they were added and log, the duplicates
+ * dropped since; call it after the last dso_sort_syms_log(), which drops the notes.
+ */
+void dso_pick_overlaps(struct dso *dso, const struct sym_log *log);
 
 /* ---- kernel-prefetch.c ---- */
 
@@ -94,57 +146,6 @@ void ksym_tables_free(struct ksym_tables *t);
  * read, it was another file, or with cancel.
  */
 struct ksym_tables *kernel_prefetched(struct dsos *d, const char *path, bool cancel);
-
-/* ---- sym.c ---- */
-
-/**
- * pool_strndup - copy n bytes of s into p, NUL-terminated.
- *
- * Return: the copy; it lives as long as p (allocation failure dies).
- */
-const char *pool_strndup(struct strpool *p, const char *s, size_t n);
-
-/**
- * pool_free - free every string of p and empty it.
- */
-void pool_free(struct strpool *p);
-
-/**
- * sym_demangle_into - demangle s's name in place, the new name kept in pool.
- */
-void sym_demangle_into(struct sym *s, struct strpool *pool);
-
-/**
- * sym_demangle_exit - free the names sym_demangle() made.
- */
-void sym_demangle_exit(void);
-
-/* The duplicates dso_sort_syms_log() dropped, in the order it dropped them. */
-struct sym_log {
-	struct sym_erased {
-		u32 seq;   /* the dropped symbol's */
-		u32 added; /* how many symbols had been added by then */
-		u64 start;
-	} *v;
-	u32 nr, cap;
-};
-
-/**
- * dso_sort_syms_log - dso_sort_syms(), noting in log (when not NULL) each duplicate it drops.
- */
-void dso_sort_syms_log(struct dso *dso, bool fixup_ends, struct sym_log *log);
-
-/**
- * sym_log_free - free what log holds and empty it.
- */
-void sym_log_free(struct sym_log *log);
-
-/**
- * dso_pick_overlaps - where the symbols of dso overlap, note for each stretch of addresses the
- * one perf's lookup finds (dso->pick), from the order they were added and log, the duplicates
- * dropped since; call it after the last dso_sort_syms_log(), which drops the notes.
- */
-void dso_pick_overlaps(struct dso *dso, const struct sym_log *log);
 
 /* ---- symbol-elf.c ---- */
 
