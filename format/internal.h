@@ -65,6 +65,18 @@ struct pd_feature_slot {
 /* Scratch for re-aligning what a sample points to: a record is at most PD_RECORD_MAX long. */
 #define PD_SCRATCH_SIZE (8 * (PD_RECORD_MAX + 1))
 
+/*
+ * A buffer records were read into and handed out from (pd_reader_hold()). While it is the input
+ * buffer, data and cap are in_data's as of its first hold; after, they are the buffer's own.
+ */
+struct pd_hold {
+	u8 *data;
+	size_t cap;
+	u32 refs;
+	struct pd_hold *next;	  /* in spare */
+	struct pd_hold *all_next; /* in holds */
+};
+
 struct pd_reader {
 	int fd;
 	bool own_fd;
@@ -109,6 +121,13 @@ struct pd_reader {
 	u8 *in_data;
 	size_t in_pos, in_len, in_cap;
 	bool in_eof;
+	/*
+	 * Buffers a caller holds records in (pd_reader_hold()): in_hold is in_data's while it has
+	 * holders (a buffer with holders is never written again: reading goes on in another), and
+	 * spare the buffers they gave back, reused before any new one is allocated, so that their
+	 * pages need not be faulted in again. holds lists every one, for reader_free().
+	 */
+	struct pd_hold *in_hold, *spare, *holds;
 
 	/* the last record handed out, for error messages of pd_reader_parse_sample() */
 	const struct pd_record_header *last;

@@ -345,6 +345,7 @@ void pd_writer_abort(struct pd_writer *w);
 /* Reader. */
 
 struct pd_reader;
+struct pd_hold;
 
 struct pd_event {
 	const struct pd_record_header *header; /* the whole record: header->size bytes */
@@ -428,6 +429,21 @@ int pd_reader_rewind(struct pd_reader *r);
  */
 int pd_reader_parse_sample(struct pd_reader *r, const struct pd_record_header *h,
 			   struct pd_sample *s, int *attr_idx);
+
+/**
+ * pd_reader_hold - keep the bytes [p, p + len) of the record pd_reader_next() handed out last
+ * valid after the next calls, until pd_reader_release(): for callers that keep records waiting
+ * (a queue in time order) without copying them. The reader reads on into other buffers meanwhile.
+ *
+ * Return: a handle for pd_reader_release(), or NULL when those bytes cannot be held (they are
+ * not in the read buffer: decompressed or realigned records) and must be copied to be kept.
+ */
+struct pd_hold *pd_reader_hold(struct pd_reader *r, const void *p, size_t len);
+/**
+ * pd_reader_release - drop a hold of pd_reader_hold(); the buffer is reused once no hold is left.
+ * Holds not released are freed with the reader, after which they must not be used.
+ */
+void pd_reader_release(struct pd_reader *r, struct pd_hold *h);
 
 /* The file was not finished by its writer (data size 0, or cut short): read what was there. */
 bool pd_reader_recovered(const struct pd_reader *r);

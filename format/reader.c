@@ -642,6 +642,14 @@ static void reader_free(struct pd_reader *r)
 	pd_buf_release(&r->build_ids);
 	pd_zstd_free(r->zstd);
 	pd_buf_release(&r->decomp);
+	while (r->holds) {
+		struct pd_hold *h = r->holds;
+
+		r->holds = h->all_next;
+		if (h != r->in_hold) /* in_data is the input buffer's own */
+			free(h->data);
+		free(h);
+	}
 	free(r->in_data);
 	pd_buf_release(&r->align);
 	free(r->scratch);
@@ -1204,6 +1212,71 @@ static int decompress(struct pd_reader *r, const struct pd_record_header *h, u64
 	return 0;
 }
 
+struct pd_hold *pd_reader_hold(struct pd_reader *r, const void *p, size_t len)
+{
+	const u8 *b = p;
+	struct pd_hold *h = r->in_hold;
+
+	if (!r->in_data || b < r->in_data || b > r->in_data + r->in_len ||
+	    len > (size_t)(r->in_data + r->in_len - b))
+		return NULL;
+	if (!h) {
+		h = calloc(1, sizeof(*h));
+		if (!h)
+			return NULL;
+		h->all_next = r->holds;
+		r->holds = h;
+		r->in_hold = h;
+	}
+	if (!h->refs) {
+		h->data = r->in_data;
+		h->cap = r->in_cap;
+	}
+	h->refs++;
+	return h;
+}
+
+void pd_reader_release(struct pd_reader *r, struct pd_hold *h)
+{
+	if (--h->refs || h == r->in_hold)
+		return;
+	h->next = r->spare;
+	r->spare = h;
+}
+
+/*
+ * The input buffer has holders: go on in a spare buffer (or a new one) of want bytes at least,
+ * the unused bytes copied there at lead. Return: 0, or -ENOMEM.
+ */
+static int input_detach(struct pd_reader *r, size_t lead, size_t want)
+{
+	size_t keep = r->in_len - r->in_pos;
+	struct pd_hold *h = r->spare;
+	u8 *d;
+
+	if (want < r->in_cap)
+		want = r->in_cap;
+	if (h) {
+		d = h->cap >= want ? h->data : realloc(h->data, want);
+		if (!d)
+			return -ENOMEM;
+		r->spare = h->next;
+		h->data = d;
+		h->cap = h->cap >= want ? h->cap : want;
+	} else {
+		d = malloc(want);
+		if (!d)
+			return -ENOMEM;
+	}
+	memcpy(d + lead, r->in_data + r->in_pos, keep);
+	r->in_hold = h; /* a spare's record comes along, with no holders */
+	r->in_data = d;
+	r->in_cap = h ? h->cap : want;
+	r->in_pos = lead;
+	r->in_len = lead + keep;
+	return 0;
+}
+
 /*
  * Make the input buffer hold need bytes from in_pos on. A pipe gives 0 when it ends before; a
  * file's caller has checked that the data section holds them, so a short read means the file
@@ -1219,12 +1292,15 @@ static int input_fill(struct pd_reader *r, size_t need)
 
 		if (r->in_eof)
 			return 0;
+		want = lead + (need > INPUT_CHUNK ? need : INPUT_CHUNK);
+		if (r->in_hold && r->in_hold->refs && input_detach(r, lead, want))
+			return fail(r, -ENOMEM, "out of memory reading the %s",
+				    r->pipe ? "pipe" : "file");
 		if (r->in_pos != lead) {
 			memmove(r->in_data + lead, r->in_data + r->in_pos, keep);
 			r->in_pos = lead;
 			r->in_len = lead + keep;
 		}
-		want = lead + (need > INPUT_CHUNK ? need : INPUT_CHUNK);
 		if (r->in_cap < want) {
 			u8 *d = realloc(r->in_data, want);
 

@@ -113,9 +113,8 @@ void dso_free(struct dso *dso)
 void dsos_exit(struct dsos *d)
 {
 	struct dso *dso, *next;
-	size_t len;
 
-	free(kernel_prefetched(d, NULL, &len, true));
+	kernel_prefetched(d, NULL, true);
 	prefetch_stop(d);
 	sym_demangle_exit();
 	for (dso = d->first; dso; dso = next) {

@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <elf.h>
@@ -24,35 +23,6 @@
 #include "util/kallsyms.h"
 #include "util/log.h"
 #include "util/xalloc.h"
-
-static char *read_whole(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 1 << 20, n = 0;
-	char *buf;
-
-	if (fd < 0)
-		return NULL;
-	buf = xmalloc(cap + 1);
-	for (;;) {
-		ssize_t r;
-
-		if (n == cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap + 1);
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
 
 struct text_range {
 	u64 text, stext, etext;
@@ -115,48 +85,26 @@ u32 kernel_modules(struct kmodule **mods)
 	return nr;
 }
 
-/* The first pass of kernel_load(): _text, else _stext, of the core kernel. */
-struct reloc_scan {
-	u64 text, stext;
-};
-
-static int reloc_one(const struct kallsyms_sym *s, void *arg)
-{
-	struct reloc_scan *r = arg;
-
-	if (s->module)
-		return 0;
-	if (kallsyms_name_is(s, "_text")) {
-		r->text = s->addr;
-		return 1;
-	}
-	if (kallsyms_name_is(s, "_stext"))
-		r->stext = s->addr;
-	return 0;
-}
-
-/* The second: the symbols, into the kernel and the module dsos. */
+/*
+ * The symbols, into the kernel and the module dsos, when the tables kernel-prefetch.c made do not
+ * serve: with a relocation to apply.
+ */
 struct ksym_load {
 	struct dsos *d;
 	struct dso *kernel;
 	u64 delta;
-	bool nonzero;
+	bool nonzero; /* some address is not 0 */
 };
 
 static int ksym_load_one(const struct kallsyms_sym *s, void *arg)
 {
 	struct ksym_load *kl = arg;
-	char t = (char)toupper((unsigned char)s->type), modname[80];
+	char modname[80];
 	struct dso *mdso;
 	u8 binding;
 
-	if (s->addr)
-		kl->nonzero = true;
-	if (t != 'T' && t != 'W' && t != 'D' && t != 'B')
+	if (!ksym_binding(s->type, &binding))
 		return 0;
-	binding = s->type == 'W'		    ? STB_WEAK
-		  : isupper((unsigned char)s->type) ? STB_GLOBAL
-						    : STB_LOCAL;
 	if (s->module) {
 		snprintf(modname, sizeof(modname), "[%.*s]", (int)s->modlen, s->module);
 		mdso = dsos_find(kl->d, modname);
@@ -168,6 +116,59 @@ static int ksym_load_one(const struct kallsyms_sym *s, void *arg)
 	dso_add_sym(kl->kernel, s->addr - kl->delta, s->addr - kl->delta, s->name, s->namelen,
 		    binding);
 	return 0;
+}
+
+/* Give to the symbols of from, sorted, to, which has none. */
+static void take_syms(struct dso *to, struct dso *from)
+{
+	to->syms = from->syms;
+	to->starts = from->starts;
+	to->starts_idx = from->starts_idx;
+	to->nr_idx = from->nr_idx;
+	to->nr_syms = from->nr_syms;
+	to->cap_syms = from->cap_syms;
+	to->nr_added = from->nr_added;
+	to->pick = from->pick;
+	to->nr_picks = from->nr_picks;
+	to->strings = from->strings;
+	from->syms = NULL;
+	from->starts = NULL;
+	from->starts_idx = NULL;
+	from->pick = NULL;
+	from->nr_syms = from->cap_syms = from->nr_added = from->nr_idx = from->nr_picks = 0;
+	memset(&from->strings, 0, sizeof(from->strings));
+}
+
+/*
+ * Whether the tables made ahead serve as they are: no relocation to apply to them, and no
+ * symbols already where they go (so that the order the symbols were added in stays theirs).
+ */
+static bool tables_fit(const struct dsos *d, const struct dso *kernel, const struct ksym_tables *t,
+		       u64 delta)
+{
+	const struct dso *mdso;
+
+	if (delta || kernel->nr_added)
+		return false;
+	for (mdso = d->first; mdso; mdso = mdso->next)
+		if (mdso->kind == DSO_MODULE && (mdso->loaded || mdso->nr_added))
+			return false;
+	return true;
+}
+
+/* Hand the tables' symbols to the kernel and to the module dsos there are. */
+static void tables_take(struct dsos *d, struct dso *kernel, struct ksym_tables *t)
+{
+	char modname[80];
+	struct dso *mdso;
+
+	take_syms(kernel, t->kernel);
+	for (u32 i = 0; i < t->nr_mods; i++) {
+		snprintf(modname, sizeof(modname), "[%.*s]", (int)t->mods[i].len, t->mods[i].name);
+		mdso = dsos_find(d, modname);
+		if (mdso && mdso->kind == DSO_MODULE)
+			take_syms(mdso, t->mods[i].dso);
+	}
 }
 
 /* Whether the file st describes was last written during this boot. */
@@ -216,10 +217,9 @@ void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc)
 {
 	char path[PATH_MAX], hex[BUILD_ID_HEX_SIZE];
 	struct ksym_load kl = {.d = d, .kernel = kernel};
-	struct reloc_scan r = {0};
+	struct ksym_tables *t = NULL;
 	struct dso *mdso;
-	size_t len;
-	char *buf = NULL;
+	bool sorted = false;
 
 	if (kernel->loaded)
 		return;
@@ -239,22 +239,25 @@ void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc)
 		kernel->status = DSO_MISMATCH;
 		return;
 	} else {
-		buf = kernel_prefetched(d, path, &len, false);
+		t = kernel_prefetched(d, path, false);
 	}
-	if (!buf)
-		buf = read_whole(path, &len);
-	if (!buf) {
+	if (!t)
+		t = ksym_tables_read(path);
+	if (!t) {
 		kernel->status = DSO_NO_KALLSYMS;
 		return;
 	}
-	/* first pass: the relocation (KASLR) between the recording and this kallsyms */
-	if (reloc) {
-		kallsyms_parse(buf, len, reloc_one, &r);
-		if (r.text || r.stext)
-			kl.delta = (r.text ? r.text : r.stext) - reloc;
+	/* the relocation (KASLR) between the recording and this kallsyms */
+	if (reloc && (t->text_addr || t->stext_addr))
+		kl.delta = (t->text_addr ? t->text_addr : t->stext_addr) - reloc;
+	kl.nonzero = t->nonzero;
+	if (kl.nonzero && tables_fit(d, kernel, t, kl.delta)) {
+		tables_take(d, kernel, t);
+		sorted = true;
+	} else if (kl.nonzero) {
+		kallsyms_parse(t->text.buf, t->text.len, ksym_load_one, &kl);
 	}
-	kallsyms_parse(buf, len, ksym_load_one, &kl);
-	free(buf);
+	ksym_tables_free(t);
 	if (!kl.nonzero) {
 		/* kptr_restrict: every address reads 0 */
 		kernel->nr_syms = 0;
@@ -264,14 +267,16 @@ void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc)
 			path);
 		return;
 	}
-	dso_sort_syms(kernel, true);
+	if (!sorted)
+		dso_sort_syms(kernel, true);
 	kernel->status = kernel->nr_syms ? DSO_OK : DSO_NO_KALLSYMS;
 	kernel->symsrc = xstrdup(path);
 	for (mdso = d->first; mdso; mdso = mdso->next) {
 		if (mdso->kind != DSO_MODULE || mdso->loaded)
 			continue;
 		mdso->loaded = true;
-		dso_sort_syms(mdso, true);
+		if (!sorted)
+			dso_sort_syms(mdso, true);
 		mdso->status = mdso->nr_syms ? DSO_OK : DSO_STRIPPED;
 	}
 	debug(1, "[kernel.kallsyms]: %u symbols from %s", kernel->nr_syms, path);

@@ -734,7 +734,8 @@ struct qchunk {
 
 struct qhdr {
 	struct qchunk *chunk;
-	u32 type; /* PERF_RECORD_SAMPLE: a struct psample follows; else the record */
+	struct pd_hold *hold; /* the reader's buffer its user stack is in, or NULL (copied) */
+	u32 type;	      /* PERF_RECORD_SAMPLE: a struct psample follows; else the record */
 	u32 size;
 };
 
@@ -744,8 +745,8 @@ struct qent {
 };
 
 struct queue {
+	struct pd_reader *r;
 	struct qchunk *cur, *free_chunks;
-	u32 nr_free;
 	struct qent *v, *tmp;
 	u32 n, cap, nsorted;
 	u64 max_time, next_flush, last_flush;
@@ -762,12 +763,10 @@ static void *queue_alloc(struct queue *q, size_t size)
 		if (c && !c->pending) {
 			c->next = q->free_chunks;
 			q->free_chunks = c;
-			q->nr_free++;
 		}
 		if (q->free_chunks) {
 			c = q->free_chunks;
 			q->free_chunks = c->next;
-			q->nr_free--;
 		} else {
 			c = xmalloc(sizeof(*c) + QCHUNK_SIZE);
 		}
@@ -780,22 +779,24 @@ static void *queue_alloc(struct queue *q, size_t size)
 	c->used += (u32)size;
 	c->pending++;
 	h->chunk = c;
+	h->hold = NULL;
 	return h;
 }
 
+/*
+ * The chunks the queue ever needed at once stay for reuse, never returned to malloc: a fresh
+ * chunk costs a page fault per page as it fills.
+ */
 static void queue_release(struct queue *q, struct qhdr *h)
 {
 	struct qchunk *c = h->chunk;
 
+	if (h->hold)
+		pd_reader_release(q->r, h->hold);
 	if (--c->pending || c == q->cur)
 		return;
-	if (q->nr_free < 4) {
-		c->next = q->free_chunks;
-		q->free_chunks = c;
-		q->nr_free++;
-	} else {
-		free(c);
-	}
+	c->next = q->free_chunks;
+	q->free_chunks = c;
 }
 
 static void queue_push(struct queue *q, u64 time, struct qhdr *ev)
@@ -1153,18 +1154,21 @@ static bool has_user_stack(const struct session *s, const struct pd_sample *smp)
 
 /*
  * A sample waits in the queue as its decoded fields, with copies of its call chain and of the
- * user registers and the used part of the user stack it will be unwound from: the record itself
- * is valid only until the reader's next one.
+ * user registers: the record itself is valid only until the reader's next one. The used part of
+ * the user stack it will be unwound from, most of the record, stays where the reader read it
+ * while the sample waits (pd_reader_hold()); it is copied too when the reader cannot keep it, or
+ * the sample is delivered at once.
  */
 static int read_sample(struct session *s, const struct pd_record_header *h, bool ordered)
 {
 	struct pd_sample smp;
 	struct psample *p;
+	struct pd_hold *hold = NULL;
 	struct qhdr *ev;
 	int idx = 0, ret;
 	u32 nr, nr_read = 0;
 	size_t chain_bytes, read_bytes = 0, regs_bytes = 0, stack_bytes = 0;
-	bool ustack;
+	bool ustack, now;
 
 	ret = pd_reader_parse_sample(s->r, h, &smp, &idx);
 	if (ret == -ENOENT) {
@@ -1173,12 +1177,17 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	}
 	if (ret)
 		return report_read_error(s->rep);
+	now = !ordered || !(smp.sample_type & PERF_SAMPLE_TIME) || !smp.time;
 	nr = smp.sample_type & PERF_SAMPLE_CALLCHAIN ? (u32)smp.callchain_nr : 0;
 	chain_bytes = (size_t)nr * 8;
 	ustack = has_user_stack(s, &smp);
 	if (ustack) {
 		regs_bytes = (size_t)__builtin_popcountll(smp.user_regs.mask) * 8;
-		stack_bytes = (smp.user_stack_dyn_size + 7) & ~(size_t)7;
+		/* delivered at once, the record outlives the sample: nothing to keep */
+		if (!now)
+			hold = pd_reader_hold(s->r, smp.user_stack, smp.user_stack_dyn_size);
+		if (!hold && !now)
+			stack_bytes = (smp.user_stack_dyn_size + 7) & ~(size_t)7;
 	}
 	/* the read values are decoded into the reader's scratch space: they are copied */
 	if (s->want_read) {
@@ -1188,6 +1197,7 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	ev = queue_alloc(s->q, sizeof(*ev) + sizeof(*p) + read_bytes + chain_bytes + regs_bytes +
 				  stack_bytes);
 	ev->type = PERF_RECORD_SAMPLE;
+	ev->hold = hold;
 	p = (struct psample *)(ev + 1);
 	fill_psample(s, &smp, idx, p);
 	s->nr_samples += p->count;
@@ -1203,11 +1213,12 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 		u8 *copy = (u8 *)(p + 1) + read_bytes + chain_bytes;
 
 		memcpy(copy, smp.user_regs.regs, regs_bytes);
-		memcpy(copy + regs_bytes, smp.user_stack, smp.user_stack_dyn_size);
+		if (stack_bytes)
+			memcpy(copy + regs_bytes, smp.user_stack, smp.user_stack_dyn_size);
 		p->uregs_abi = smp.user_regs.abi;
 		p->uregs_mask = smp.user_regs.mask;
 		p->uregs = (const u64 *)copy;
-		p->ustack = copy + regs_bytes;
+		p->ustack = stack_bytes ? copy + regs_bytes : smp.user_stack;
 		p->ustack_size = smp.user_stack_dyn_size;
 	}
 	if (s->want_read) {
@@ -1219,7 +1230,7 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 			memcpy(rd->values, smp.read.values, (size_t)nr_read * sizeof(*rd->values));
 	}
 	/* without a time (or ordering), delivered at once, before what waits in the queue */
-	if (!ordered || !(smp.sample_type & PERF_SAMPLE_TIME) || !smp.time)
+	if (now)
 		emit(s, ev);
 	else
 		queue_push(s->q, p->time, ev);
@@ -1353,6 +1364,7 @@ void session_init(struct session *s, struct report *rep, sample_fn fn, void *arg
 	s->frame_table = xcalloc(s->frame_mask + 1, sizeof(*s->frame_table));
 	s->fcache = xcalloc(FCACHE_SIZE, sizeof(*s->fcache));
 	s->q = xcalloc(1, sizeof(*s->q));
+	s->q->r = s->r;
 	s->kmaps = maps_new();
 	s->kernel = dsos_findnew(&s->dsos, "[kernel.kallsyms]", DSO_KERNEL);
 	/* kallsyms will be needed when some event samples the kernel (pipe mode: not known yet) */

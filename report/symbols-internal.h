@@ -7,13 +7,17 @@
  *   kernel.c           the kernel and its modules, loaded at once over the table
  *   dso.c              the table of dsos, loading ahead, dso_load() handing a dso to its loader
  *   symbol-elf.c       the symbols of ELF files and [vdso]
+ *   kernel-prefetch.c  kallsyms read ahead and made into symbol tables, in a thread
  *   sym.c              a dso's symbol array, the pool of its names, their demangling
- *   demangle.c, kernel-prefetch.c   C++ names as perf shows them; /proc/kallsyms read ahead
+ *   demangle.c         C++ names as perf shows them
  *
  * The sections below go from the bottom up.
  */
 #ifndef PREC_REPORT_SYMBOLS_INTERNAL_H
 #define PREC_REPORT_SYMBOLS_INTERNAL_H
+
+#include <elf.h>
+#include <stdatomic.h>
 
 #include "report/symbols.h"
 
@@ -33,17 +37,6 @@ bool demangle_init(void);
  * Return: buf, or name itself when it is not a C++ name or does not demangle.
  */
 const char *demangle(const char *name, char *buf, size_t len);
-
-/* ---- kernel-prefetch.c ---- */
-
-/**
- * kernel_prefetched - what kernel_prefetch()'s thread read of path (NULL: of whichever file);
- * with cancel, the thread is stopped where it is (nobody needs kallsyms any more).
- *
- * Return: the text (malloc'ed, the caller frees) with its length in *len, or NULL when nothing
- * was read or it was another file.
- */
-char *kernel_prefetched(struct dsos *d, const char *path, size_t *len, bool cancel);
 
 /* ---- sym.c ---- */
 
@@ -95,6 +88,64 @@ void sym_log_free(struct sym_log *log);
  * dropped since; call it after the last dso_sort_syms_log(), which drops the notes.
  */
 void dso_pick_overlaps(struct dso *dso, const struct sym_log *log);
+
+/* ---- kernel-prefetch.c ---- */
+
+/*
+ * The symbols of a kallsyms text as kernel_load() takes them, at the addresses the text gives:
+ * one table for the kernel, one for each module the text names, each sorted as
+ * dso_sort_syms(dso, true) leaves it.
+ */
+struct ksym_tables {
+	struct dso *kernel; /* a dso of no name, only its symbols used */
+	struct ksym_module {
+		const char *name; /* in text, not NUL-terminated, without the brackets */
+		size_t len;
+		struct dso *dso;
+	} *mods;
+	u32 nr_mods, cap_mods;
+	u64 text_addr, stext_addr; /* the kernel's first _text, and the _stext before; or 0 */
+	bool nonzero; /* some address is not 0 (kernel.kptr_restrict hides them all); when none
+		       * is, the tables are left unsorted */
+	struct ksym_text {
+		char *buf; /* mapped or malloc'ed */
+		size_t len;
+		bool mapped;
+	} text;
+};
+
+/* Which kallsyms types perf 6.1 keeps (symbol_type__filter()) and with which binding. */
+static inline bool ksym_binding(char type, u8 *binding)
+{
+	char t = type & ~0x20; /* upper case */
+
+	if (t != 'T' && t != 'W' && t != 'D' && t != 'B')
+		return false;
+	*binding = type == 'W' ? STB_WEAK : type == t ? STB_GLOBAL : STB_LOCAL;
+	return true;
+}
+
+/**
+ * ksym_tables_read - read the kallsyms file at path and make its tables, in this thread.
+ *
+ * Return: the tables (ksym_tables_free() frees them), or NULL when the file cannot be read.
+ */
+struct ksym_tables *ksym_tables_read(const char *path);
+
+/**
+ * ksym_tables_free - free t, its symbols and its text; NULL is ignored.
+ */
+void ksym_tables_free(struct ksym_tables *t);
+
+/**
+ * kernel_prefetched - the tables kernel_prefetch()'s thread made of path (NULL: of whichever
+ * file), waiting for it to finish; with cancel, the thread is stopped where it is (nobody needs
+ * kallsyms any more).
+ *
+ * Return: the tables (the caller frees them with ksym_tables_free()), or NULL when nothing was
+ * read, it was another file, or with cancel.
+ */
+struct ksym_tables *kernel_prefetched(struct dsos *d, const char *path, bool cancel);
 
 /* ---- symbol-elf.c ---- */
 

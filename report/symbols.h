@@ -250,8 +250,8 @@ void kernel_load(struct dsos *d, struct dso *kernel, u64 reloc);
 int kernel_kallsyms_path(const struct dsos *d, const struct dso *kernel, char *path);
 
 /**
- * kernel_prefetch - start reading the kallsyms file path in a thread, for kernel_load() to use;
- * the thread is joined by kernel_load() or dsos_exit().
+ * kernel_prefetch - start reading the kallsyms file path and making its symbol tables in a
+ * thread, for kernel_load() to use; the thread is joined by kernel_load() or dsos_exit().
  */
 void kernel_prefetch(struct dsos *d, const char *path);
 
