@@ -580,11 +580,22 @@ static struct map *map_at(const struct maps *m, u64 addr)
 	return NULL;
 }
 
+/*
+ * Whether map's dso may be a file to unwind with: an ELF file, or the vdso, whose copy in the
+ * build-id cache dso_load() finds (it has .eh_frame, and its functions are called from the
+ * program's: without it, a sample in the vdso would have no callers).
+ */
+static bool unwind_kind(const struct map *map)
+{
+	return map->dso && !map->identity &&
+	       (map->dso->kind == DSO_USER || map->dso->kind == DSO_VDSO);
+}
+
 static struct map *user_map(struct uw_state *st, u64 addr)
 {
 	struct map *map = map_at(st->maps, addr);
 
-	if (!map || !map->dso || map->identity || map->dso->kind != DSO_USER)
+	if (!map || !unwind_kind(map))
 		return NULL;
 	dso_load(st->u->dsos, map->dso);
 	return map->dso->binpath ? map : NULL;
@@ -746,8 +757,26 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 }
 
 /*
+ * Report some binary of the process, the first that can be: libdwfl learns the architecture
+ * from it, so that a new Dwfl can be attached when the sample's address is in no binary it can
+ * report (its first frame is then unwound without CFI, as on an attached Dwfl).
+ */
+static bool report_any(struct uw_state *st)
+{
+	for (u32 i = 0; i < st->maps->nr; i++) {
+		struct map *map = &st->maps->v[i];
+
+		if (unwind_kind(map) && report_module(st, map->start))
+			return true;
+		if (st->pr->stale)
+			return false;
+	}
+	return false;
+}
+
+/*
  * The process's Dwfl, attached with the unwinder's callbacks, a new one when the process is
- * stale or had none. Return: NULL when the binary at the sample's address cannot be reported.
+ * stale or had none. Return: NULL when no binary of the process can be reported.
  */
 static Dwfl *proc_dwfl(struct uw_state *st, u64 ip)
 {
@@ -768,7 +797,7 @@ static Dwfl *proc_dwfl(struct uw_state *st, u64 ip)
 		live_unlink(u, pr);
 		live_push(u, pr);
 	}
-	if (!report_module(st, ip) && !pr->attached)
+	if (!report_module(st, ip) && !pr->attached && !report_any(st))
 		return NULL;
 	/* libdwfl takes the architecture from the first binary reported */
 	if (!pr->attached) {
@@ -980,7 +1009,7 @@ static struct uw_file *worker_file(struct uw_worker *w, const struct map *map)
 	struct uw_memo_file *e;
 	struct uw_file *f = NULL;
 
-	if (!dso || map->identity || dso->kind != DSO_USER)
+	if (!unwind_kind(map))
 		return NULL;
 	e = &w->files[hash_mix64((u64)(uintptr_t)dso) & (UW_MEMO_FILES - 1)];
 	if (e->dso == dso)

@@ -4,7 +4,8 @@
 # call graphs of the top rows and the --children rows are perf report --stdio's, --folded is the
 # stacks perf's stackcollapse.py prints, also read from a pipe, and so are the call graphs of
 # prec's own dwarf recordings (where prec records them); damaged stack copies give a report, not
-# a signal; a hundred short processes fold alike under a low descriptor limit; on a libc-heavy
+# a signal; a hundred short processes fold alike under a low descriptor limit; so do forty at
+# once, whose samples in the vdso keep their callers as in perf; on a libc-heavy
 # command, prec's stacks hold perf's (perf 6.1 unwinds with libunwind here, which gives up in
 # some functions of libc where libdw goes on); without libdw, one line says why the stacks are
 # not unwound.
@@ -137,6 +138,34 @@ if have libdw; then
 		cat low.err && [ ! -s low.err ] && grep -c ";run;outer;inner;leaf " low.folded &&
 		cmp full.folded low.folded'
 	test_expect "a hundred processes: the same stacks every way" 'same_ways many.data'
+
+	# forty processes at once, more than the unwinder keeps state for: a sample often finds its
+	# process's state new, and one in the vdso is unwound through the vdso's copy in the
+	# build-id cache all the same, as perf does
+
+	# vdso_callers FILE all|none: the samples of a --folded FILE in the vdso, or those of them
+	# with no caller
+	vdso_callers() {
+		awk -v want="$2" '/;__vdso_clock_gettime( |;)/ {
+			all += $NF; if ($0 ~ /^[^;]*;__vdso_clock_gettime/) none += $NF }
+			END { print (want == "all" ? all : none) + 0 }' "$1"
+	}
+	test_expect "perf records forty processes at once with --call-graph dwarf" '
+		rec_perf lru -F 1000 -m 16M --call-graph dwarf -- sh -c \
+			"for i in \$(seq 40); do \"$NOFP\" 0.15 & done; wait"'
+	test_expect "forty at once: samples in the vdso have their callers, as in perf" '
+		[ -r "$STACKCOLLAPSE" ] || { echo "# no $STACKCOLLAPSE"; exit 0; }
+		collapse lru.data && "$PREC" report -q -i lru.data --folded >lru.folded &&
+		echo "# perf: $(vdso_callers perf.folded all) in the vdso," \
+			"$(vdso_callers perf.folded none) without a caller;" \
+			"prec: $(vdso_callers lru.folded all), $(vdso_callers lru.folded none)" &&
+		[ "$(vdso_callers perf.folded all)" -gt 0 ] &&
+		[ "$(vdso_callers lru.folded all)" = "$(vdso_callers perf.folded all)" ] &&
+		[ "$(vdso_callers lru.folded none)" -le "$(vdso_callers perf.folded none)" ]'
+	test_expect "the vdso is read from the build-id cache, as perf reads it" '
+		"$PREC" report -v -i lru.data --stdio --no-children 2>&1 >/dev/null |
+			grep "^prec: \[vdso\]: " | tee vdso.err | grep -q " from /.*/vdso"'
+	test_expect "forty at once: the same stacks every way" 'same_ways lru.data'
 
 	# a libc-heavy command: each of perf's stacks is the leaf end of prec's for the same
 	# samples (perf may stop early), so the samples whose stacks end with each of perf's stacks
