@@ -150,7 +150,12 @@ struct uw_rule_table {
 /*
  * A binary, opened once for every process that maps it: the processes' modules share its Elf
  * (libelf counts the references) and reads outside the stack copy come from its image. libelf
- * maps the file whole, so no descriptor stays open however many binaries there are.
+ * maps the file whole, so no descriptor stays open for the binaries themselves. A separate
+ * debug file is looked at once: a module is given it only when it holds a .debug_frame, the
+ * one part of it libdwfl unwinds with; libdwfl then keeps a descriptor on it for each Dwfl that
+ * holds the module (it takes a descriptor, never an Elf), so a process's Dwfl holds one for
+ * each such binary it has reported, and none for the usual binaries whose debug files have
+ * only .debug_info (their CFI is in .eh_frame).
  */
 struct uw_file {
 	struct dso *dso; /* the key: first, as in uw_proc */
@@ -163,6 +168,8 @@ struct uw_file {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct uw_rule_table rules;
+	bool debug_known; /* debug_path was looked for */
+	char *debug_path; /* the debug file with a .debug_frame, or NULL */
 };
 
 /* What a thread remembers of the shared tables, read without the lock. */
@@ -262,6 +269,65 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 	return -1;
 }
 
+/* Whether the ELF file open on fd has a .debug_frame with contents. */
+static bool has_debug_frame(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	size_t shstrndx;
+
+	if (!elf)
+		return false;
+	if (elf_kind(elf) == ELF_K_ELF && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+				continue;
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			found = name && !strcmp(name, ".debug_frame");
+		}
+	}
+	elf_end(elf);
+	return found;
+}
+
+/*
+ * Find f's debug file once: the one its symbols came from when that is another file than the
+ * binary (dso_load() checked its build-id), else where libdwfl would look. It is kept only when
+ * it holds a .debug_frame. A failure for want of resources leaves it to be looked for again.
+ */
+static void debug_lookup(struct uw_file *f, Dwfl_Module *mod, void **userdata, const char *modname,
+			 Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			 GElf_Word debuglink_crc)
+{
+	const struct dso *dso = f->dso;
+	char *name = NULL;
+	int fd, err = 0;
+
+	if (dso->symsrc && dso->symsrc[0] == '/' && strcmp(dso->symsrc, dso->binpath)) {
+		name = xstrdup(dso->symsrc);
+		fd = open(name, O_RDONLY | O_CLOEXEC);
+		err = fd < 0 ? errno : 0;
+	} else {
+		/* it tries several paths: what errno says after it is the last one's */
+		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						  debuglink_file, debuglink_crc, &name);
+	}
+	note_open_error(f->u, err, dso->symsrc);
+	f->debug_known = err != EMFILE && err != ENFILE && err != ENOMEM;
+	if (fd >= 0) {
+		if (has_debug_frame(fd) && name) {
+			f->debug_path = name;
+			name = NULL;
+		}
+		close(fd);
+	}
+	free(name);
+}
+
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 			  const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
@@ -269,11 +335,19 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	struct uw_file *f = *userdata;
 	int fd;
 
-	errno = 0;
-	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-					  debuglink_crc, debuginfo_file_name);
-	if (fd < 0 && f)
-		note_open_error(f->u, errno, f->dso->binpath);
+	if (!f)
+		return -1;
+	if (!f->debug_known)
+		debug_lookup(f, mod, userdata, modname, base, file_name, debuglink_file,
+			     debuglink_crc);
+	if (!f->debug_path)
+		return -1;
+	/* libdwfl closes the descriptor when the module goes */
+	fd = open(f->debug_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		note_open_error(f->u, errno, f->debug_path);
+	else
+		*debuginfo_file_name = strdup(f->debug_path);
 	return fd;
 }
 
@@ -287,7 +361,7 @@ struct unwinder *unwinder_new(struct dsos *d)
 	elf_version(EV_CURRENT);
 	u->dsos = d;
 	u->cb.find_elf = find_elf;
-	/* NULL: libdwfl's default search path for debug files (.gnu_debuglink, build-id) */
+	/* debuginfo_path NULL: libdwfl's default search path (.gnu_debuglink, build-id) */
 	u->cb.find_debuginfo = find_debuginfo;
 	u->cb.debuginfo_path = &u->debuginfo_path;
 	pthread_mutex_init(&u->lock, NULL);
@@ -354,6 +428,7 @@ void unwinder_free(struct unwinder *u)
 			free((void *)f->rules.v[j].rules);
 		free(f->rules.v);
 		hash_index_free(&f->rules.ix);
+		free(f->debug_path);
 		free(f);
 	}
 	free(u->procs.v);

@@ -141,7 +141,8 @@ if have libdw; then
 
 	# forty processes at once, more than the unwinder keeps state for: a sample often finds its
 	# process's state new, and one in the vdso is unwound through the vdso's copy in the
-	# build-id cache all the same, as perf does
+	# build-id cache all the same, as perf does; the debug files of libc and the others hold
+	# no .debug_frame, so no descriptor stays open on them and a low limit changes nothing
 
 	# vdso_callers FILE all|none: the samples of a --folded FILE in the vdso, or those of them
 	# with no caller
@@ -166,6 +167,16 @@ if have libdw; then
 		"$PREC" report -v -i lru.data --stdio --no-children 2>&1 >/dev/null |
 			grep "^prec: \[vdso\]: " | tee vdso.err | grep -q " from /.*/vdso"'
 	test_expect "forty at once: the same stacks every way" 'same_ways lru.data'
+	# libdwfl alone (PREC_UNWIND_CFI=0) has each of the 32 processes it keeps hold its modules
+	test_expect "forty at once with 16 descriptors: --folded is the same, nothing is said" '
+		for cfi in 1 0; do
+			PREC_UNWIND_CFI=$cfi "$PREC" report -q -i lru.data --folded >full.folded &&
+				(ulimit -n 16 && PREC_UNWIND_CFI=$cfi "$PREC" report -q -i lru.data \
+					--folded >low.folded 2>low.err) &&
+				cat low.err && [ ! -s low.err ] &&
+				{ diff full.folded low.folded | head -5; cmp full.folded low.folded; } ||
+				exit 1
+		done'
 
 	# a libc-heavy command: each of perf's stacks is the leaf end of prec's for the same
 	# samples (perf may stop early), so the samples whose stacks end with each of perf's stacks
