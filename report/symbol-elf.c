@@ -392,9 +392,10 @@ void load_elf_dso_quiet(struct dsos *d, struct dso *dso)
 		/* perf's cache: .build-id/xx/yyyy is the file, or (perf 5.x on) a directory with it
 		 */
 		snprintf(paths[nr], PATH_MAX, "%s/.build-id/%.2s/%s", d->home_debug, hex, hex + 2);
+		/* there perf names the vdso's copy "vdso", any other binary's "elf" */
 		if (!stat(paths[nr], &st) && S_ISDIR(st.st_mode))
-			snprintf(paths[nr], PATH_MAX, "%s/.build-id/%.2s/%s/elf", d->home_debug,
-				 hex, hex + 2);
+			snprintf(paths[nr], PATH_MAX, "%s/.build-id/%.2s/%s/%s", d->home_debug,
+				 hex, hex + 2, dso->kind == DSO_VDSO ? "vdso" : "elf");
 		nr++;
 		if (dso->kind == DSO_USER) {
 			char dbg[PATH_MAX];

@@ -150,7 +150,12 @@ struct uw_rule_table {
 /*
  * A binary, opened once for every process that maps it: the processes' modules share its Elf
  * (libelf counts the references) and reads outside the stack copy come from its image. libelf
- * maps the file whole, so no descriptor stays open however many binaries there are.
+ * maps the file whole, so no descriptor stays open for the binaries themselves. A separate
+ * debug file is looked at once: a module is given it only when it holds a .debug_frame, the
+ * one part of it libdwfl unwinds with; libdwfl then keeps a descriptor on it for each Dwfl that
+ * holds the module (it takes a descriptor, never an Elf), so a process's Dwfl holds one for
+ * each such binary it has reported, and none for the usual binaries whose debug files have
+ * only .debug_info (their CFI is in .eh_frame).
  */
 struct uw_file {
 	struct dso *dso; /* the key: first, as in uw_proc */
@@ -163,6 +168,8 @@ struct uw_file {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	struct uw_rule_table rules;
+	bool debug_known; /* debug_path was looked for */
+	char *debug_path; /* the debug file with a .debug_frame, or NULL */
 };
 
 /* What a thread remembers of the shared tables, read without the lock. */
@@ -262,6 +269,65 @@ static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwar
 	return -1;
 }
 
+/* Whether the ELF file open on fd has a .debug_frame with contents. */
+static bool has_debug_frame(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	bool found = false;
+	size_t shstrndx;
+
+	if (!elf)
+		return false;
+	if (elf_kind(elf) == ELF_K_ELF && !elf_getshdrstrndx(elf, &shstrndx)) {
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+				continue;
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			found = name && !strcmp(name, ".debug_frame");
+		}
+	}
+	elf_end(elf);
+	return found;
+}
+
+/*
+ * Find f's debug file once: the one its symbols came from when that is another file than the
+ * binary (dso_load() checked its build-id), else where libdwfl would look. It is kept only when
+ * it holds a .debug_frame. A failure for want of resources leaves it to be looked for again.
+ */
+static void debug_lookup(struct uw_file *f, Dwfl_Module *mod, void **userdata, const char *modname,
+			 Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			 GElf_Word debuglink_crc)
+{
+	const struct dso *dso = f->dso;
+	char *name = NULL;
+	int fd, err = 0;
+
+	if (dso->symsrc && dso->symsrc[0] == '/' && strcmp(dso->symsrc, dso->binpath)) {
+		name = xstrdup(dso->symsrc);
+		fd = open(name, O_RDONLY | O_CLOEXEC);
+		err = fd < 0 ? errno : 0;
+	} else {
+		/* it tries several paths: what errno says after it is the last one's */
+		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+						  debuglink_file, debuglink_crc, &name);
+	}
+	note_open_error(f->u, err, dso->symsrc);
+	f->debug_known = err != EMFILE && err != ENFILE && err != ENOMEM;
+	if (fd >= 0) {
+		if (has_debug_frame(fd) && name) {
+			f->debug_path = name;
+			name = NULL;
+		}
+		close(fd);
+	}
+	free(name);
+}
+
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 			  const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
@@ -269,11 +335,19 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	struct uw_file *f = *userdata;
 	int fd;
 
-	errno = 0;
-	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-					  debuglink_crc, debuginfo_file_name);
-	if (fd < 0 && f)
-		note_open_error(f->u, errno, f->dso->binpath);
+	if (!f)
+		return -1;
+	if (!f->debug_known)
+		debug_lookup(f, mod, userdata, modname, base, file_name, debuglink_file,
+			     debuglink_crc);
+	if (!f->debug_path)
+		return -1;
+	/* libdwfl closes the descriptor when the module goes */
+	fd = open(f->debug_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		note_open_error(f->u, errno, f->debug_path);
+	else
+		*debuginfo_file_name = strdup(f->debug_path);
 	return fd;
 }
 
@@ -287,7 +361,7 @@ struct unwinder *unwinder_new(struct dsos *d)
 	elf_version(EV_CURRENT);
 	u->dsos = d;
 	u->cb.find_elf = find_elf;
-	/* NULL: libdwfl's default search path for debug files (.gnu_debuglink, build-id) */
+	/* debuginfo_path NULL: libdwfl's default search path (.gnu_debuglink, build-id) */
 	u->cb.find_debuginfo = find_debuginfo;
 	u->cb.debuginfo_path = &u->debuginfo_path;
 	pthread_mutex_init(&u->lock, NULL);
@@ -354,6 +428,7 @@ void unwinder_free(struct unwinder *u)
 			free((void *)f->rules.v[j].rules);
 		free(f->rules.v);
 		hash_index_free(&f->rules.ix);
+		free(f->debug_path);
 		free(f);
 	}
 	free(u->procs.v);
@@ -580,11 +655,22 @@ static struct map *map_at(const struct maps *m, u64 addr)
 	return NULL;
 }
 
+/*
+ * Whether map's dso may be a file to unwind with: an ELF file, or the vdso, whose copy in the
+ * build-id cache dso_load() finds (it has .eh_frame, and its functions are called from the
+ * program's: without it, a sample in the vdso would have no callers).
+ */
+static bool unwind_kind(const struct map *map)
+{
+	return map->dso && !map->identity &&
+	       (map->dso->kind == DSO_USER || map->dso->kind == DSO_VDSO);
+}
+
 static struct map *user_map(struct uw_state *st, u64 addr)
 {
 	struct map *map = map_at(st->maps, addr);
 
-	if (!map || !map->dso || map->identity || map->dso->kind != DSO_USER)
+	if (!map || !unwind_kind(map))
 		return NULL;
 	dso_load(st->u->dsos, map->dso);
 	return map->dso->binpath ? map : NULL;
@@ -746,8 +832,26 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 }
 
 /*
+ * Report some binary of the process, the first that can be: libdwfl learns the architecture
+ * from it, so that a new Dwfl can be attached when the sample's address is in no binary it can
+ * report (its first frame is then unwound without CFI, as on an attached Dwfl).
+ */
+static bool report_any(struct uw_state *st)
+{
+	for (u32 i = 0; i < st->maps->nr; i++) {
+		struct map *map = &st->maps->v[i];
+
+		if (unwind_kind(map) && report_module(st, map->start))
+			return true;
+		if (st->pr->stale)
+			return false;
+	}
+	return false;
+}
+
+/*
  * The process's Dwfl, attached with the unwinder's callbacks, a new one when the process is
- * stale or had none. Return: NULL when the binary at the sample's address cannot be reported.
+ * stale or had none. Return: NULL when no binary of the process can be reported.
  */
 static Dwfl *proc_dwfl(struct uw_state *st, u64 ip)
 {
@@ -768,7 +872,7 @@ static Dwfl *proc_dwfl(struct uw_state *st, u64 ip)
 		live_unlink(u, pr);
 		live_push(u, pr);
 	}
-	if (!report_module(st, ip) && !pr->attached)
+	if (!report_module(st, ip) && !pr->attached && !report_any(st))
 		return NULL;
 	/* libdwfl takes the architecture from the first binary reported */
 	if (!pr->attached) {
@@ -980,7 +1084,7 @@ static struct uw_file *worker_file(struct uw_worker *w, const struct map *map)
 	struct uw_memo_file *e;
 	struct uw_file *f = NULL;
 
-	if (!dso || map->identity || dso->kind != DSO_USER)
+	if (!unwind_kind(map))
 		return NULL;
 	e = &w->files[hash_mix64((u64)(uintptr_t)dso) & (UW_MEMO_FILES - 1)];
 	if (e->dso == dso)
