@@ -892,8 +892,12 @@ static void queue_free(struct queue *q)
 /* ---------------------------------------------------------------------------------------- */
 /* Delivery */
 
-/* The most user frames unwound for a sample: perf's PERF_MAX_STACK_DEPTH. */
+/*
+ * The most user frames unwound for a sample: perf's PERF_MAX_STACK_DEPTH, or what --max-stack
+ * asks, as perf unwinds, up to what the largest stack copy (64 KiB) can hold.
+ */
 #define UNWIND_MAX 127
+#define UNWIND_MAX_ASKED 8192
 
 /*
  * The most samples unwound together. Samples wait aside until there are that many, and are
@@ -906,7 +910,7 @@ struct ahead_buf {
 	struct qhdr *ev[UNWIND_AHEAD];
 	struct unwind_job jobs[UNWIND_AHEAD];
 	const struct psample *p[UNWIND_AHEAD]; /* whose each job is */
-	u64 frames[UNWIND_AHEAD][UNWIND_MAX];
+	u64 *frames; /* UNWIND_AHEAD times unwind_max() */
 	u32 nr_ev, nr_jobs, at; /* at: the next job to be delivered */
 };
 
@@ -971,7 +975,9 @@ static struct unwinder *session_unwinder(struct session *s)
 
 static u32 unwind_max(const struct session *s)
 {
-	return s->max_stack > 0 && s->max_stack < UNWIND_MAX ? (u32)s->max_stack : UNWIND_MAX;
+	if (s->max_stack <= 0)
+		return UNWIND_MAX;
+	return s->max_stack < UNWIND_MAX_ASKED ? (u32)s->max_stack : UNWIND_MAX_ASKED;
 }
 
 static void unwind_job_of(struct unwind_job *job, struct thread *t, const struct psample *p)
@@ -1003,13 +1009,15 @@ static bool ahead_take(struct session *s, struct qhdr *ev)
 	if (!a) {
 		a = s->ahead = xcalloc(1, sizeof(*a));
 		a->fill = &a->buf[0];
+		for (u32 i = 0; i < 2; i++)
+			a->buf[i].frames = xcalloc((size_t)UNWIND_AHEAD * unwind_max(s), sizeof(u64));
 	}
 	b = a->fill;
 	t = thread_findnew(s, p->pid, p->tid);
 	b->ev[b->nr_ev++] = ev;
 	if (job) {
 		unwind_job_of(&b->jobs[b->nr_jobs], t, p);
-		b->jobs[b->nr_jobs].ips = b->frames[b->nr_jobs];
+		b->jobs[b->nr_jobs].ips = b->frames + (size_t)b->nr_jobs * unwind_max(s);
 		b->jobs[b->nr_jobs].max = unwind_max(s);
 		b->p[b->nr_jobs++] = p;
 	}
@@ -1043,15 +1051,15 @@ static void unwind_chain(struct session *s, struct thread *t, struct psample *p)
 
 	if (!session_unwinder(s))
 		return;
-	if (s->uchain_cap < p->nr_chain + 1 + UNWIND_MAX) {
-		s->uchain_cap = p->nr_chain + 1 + UNWIND_MAX;
+	if (s->uchain_cap < p->nr_chain + 1 + unwind_max(s)) {
+		s->uchain_cap = p->nr_chain + 1 + unwind_max(s);
 		s->uchain = xrealloc(s->uchain, s->uchain_cap * sizeof(u64));
 	}
 	if (p->nr_chain)
 		memcpy(s->uchain, p->chain, (size_t)p->nr_chain * sizeof(u64));
 	if (b && b->at < b->nr_jobs && b->p[b->at] == p) {
 		n = b->jobs[b->at].n;
-		memcpy(s->uchain + p->nr_chain + 1, b->frames[b->at++], (size_t)n * sizeof(u64));
+		memcpy(s->uchain + p->nr_chain + 1, b->jobs[b->at++].ips, (size_t)n * sizeof(u64));
 	} else {
 		unwind_job_of(&job, t, p);
 		n = unwind_user(s->unwinder, job.maps, &job.smp, s->uchain + p->nr_chain + 1,
@@ -1409,6 +1417,9 @@ void session_exit(struct session *s)
 	}
 	unwinder_free(s->unwinder);
 	free(s->uchain);
+	if (s->ahead)
+		for (u32 i = 0; i < 2; i++)
+			free(s->ahead->buf[i].frames);
 	free(s->ahead);
 	for (t = s->all_threads; t; t = next) {
 		next = t->next;

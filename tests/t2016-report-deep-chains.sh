@@ -52,6 +52,14 @@ if have libdw; then
 		cached dw.data "$PREC" report -q -i dw.data --folded --no-inline >prec.folded &&
 		"$PYTHON" "$CMP" folded perf.folded prec.folded &&
 		[ "$(deepest prec.folded)" -gt 127 ]'
+	# --max-stack above 127 unwinds that many user frames, as perf does, where the copy holds them
+	test_expect "dwarf: --max-stack 200 unwinds past 127 user frames, as perf script does" '
+		[ -r "$STACKCOLLAPSE" ] || { echo "# no $STACKCOLLAPSE"; exit 0; }
+		$PERF_CHECK cached dw.data perf script --no-inline --max-stack 200 -i dw.data \
+			-s "$STACKCOLLAPSE" >perf.folded &&
+		"$PREC" report -q -i dw.data --folded --no-inline --max-stack 200 >prec.folded &&
+		"$PYTHON" "$CMP" folded perf.folded prec.folded &&
+		[ "$(deepest prec.folded)" -gt 137 ]'
 else
 	test_skip "dwarf chains" "prec is built without libdw"
 fi
