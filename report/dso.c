@@ -484,6 +484,8 @@ void dso_load(struct dsos *d, struct dso *dso)
 	case DSO_USER:
 		if (!prefetch_take(d, dso))
 			load_elf_dso(d, dso);
+		if (d->loaded_fn)
+			d->loaded_fn(d->loaded_arg, dso);
 		break;
 	case DSO_VDSO:
 		load_elf_dso(d, dso);

@@ -1604,6 +1604,20 @@ static void fields_keys(struct report_opts *o)
 	}
 }
 
+/*
+ * A user binary's symbols were loaded: open its line tables ahead where they will be read, for
+ * every binary whose frames are shown: -g address, the unwound chains of dwarf samples with
+ * their inlined functions, --sort srcline without chains (only the samples' own addresses are
+ * resolved then). Otherwise some binaries would have debug files opened that never were.
+ */
+static void dso_loaded(void *arg, struct dso *dso)
+{
+	struct profile *p = arg;
+
+	if (p->addr_key || (p->inlines && p->s.unwind_tried) || (p->srcline_key && !p->want_chains))
+		srclines_prefetch(p->srclines, dso);
+}
+
 int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 {
 	int ret;
@@ -1648,6 +1662,10 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	p->addr_key = p->want_chains && o->chain_address;
 	if ((p->inlines || p->addr_key) && !p->srclines)
 		p->srclines = srclines_new();
+	if (p->srclines) {
+		p->s.dsos.loaded_fn = dso_loaded;
+		p->s.dsos.loaded_arg = p;
+	}
 	ret = session_process(&p->s);
 	if (ret)
 		return ret;
@@ -1703,6 +1721,7 @@ void profile_free(struct profile *p)
 	free(p->frame_name);
 	free(p->by_gid);
 	free(p->row_cache);
+	p->s.dsos.loaded_fn = NULL;
 	srclines_free(p->srclines);
 	if (p->parent_re)
 		regfree(p->parent_re);

@@ -32,6 +32,13 @@ struct srclines *srclines_new(void);
 void srclines_free(struct srclines *sl);
 
 /**
+ * srclines_prefetch - open the line tables of dso's binary ahead, on a thread of the cache's own,
+ * for lookups to come: call it, from any thread, once the dso's symbols are loaded (where they
+ * came from is known). Nothing is done on one CPU or for a dso that is not a user binary.
+ */
+void srclines_prefetch(struct srclines *sl, struct dso *dso);
+
+/**
  * srcline_get - the source line of map-relative address rel in dso (NULL: no map), whose
  * symbol is sym (NULL: none), as perf's srcline sort key shows it.
  *

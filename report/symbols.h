@@ -149,6 +149,9 @@ struct dsos {
 	char *home_debug;		/* ~/.debug */
 	struct kallsyms_prefetch *kpre; /* kernel_prefetch()'s thread, until kernel_load() */
 	struct dso_prefetch *prefetch;	/* dsos_prefetch()'s thread */
+	/* called when a user binary's symbols were loaded, on the thread that loaded them */
+	void (*loaded_fn)(void *arg, struct dso *dso);
+	void *loaded_arg;
 };
 
 /**
