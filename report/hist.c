@@ -1722,6 +1722,12 @@ void profile_free(struct profile *p)
 	free(p->by_gid);
 	free(p->row_cache);
 	p->s.dsos.loaded_fn = NULL;
+	if (p->srclines) {
+		u32 ahead, here;
+
+		srclines_stats(p->srclines, &ahead, &here);
+		debug(1, "line tables of binaries: %u opened ahead, %u on first use", ahead, here);
+	}
 	srclines_free(p->srclines);
 	if (p->parent_re)
 		regfree(p->parent_re);

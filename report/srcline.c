@@ -107,7 +107,8 @@ struct srclines {
 	struct src_dso *dsos;
 	pthread_mutex_t lock; /* pf, and the queue in it: srclines_prefetch() comes from any thread */
 	struct src_prefetch *pf; /* NULL: nothing was queued (or one CPU) */
-	int cpus;		 /* online, when the first binary was queued: 0 before */
+	int cpus;		 /* online (or 1: PREC_SRCLINE_AHEAD=0), when the first was queued */
+	u32 nr_ahead, nr_here;	 /* binaries whose line tables were opened ahead, on first use */
 };
 
 static u64 entry_hash(struct dso *dso, u64 rel)
@@ -324,6 +325,10 @@ static struct src_dso *prefetch_take(struct srclines *sl, struct dso *dso)
 	/* one not started is opened here: the thread passes it by */
 	if (!started)
 		lines_open(d);
+	if (d && started)
+		sl->nr_ahead++;
+	else if (d)
+		sl->nr_here++;
 	return d;
 }
 #endif
@@ -338,9 +343,10 @@ void srclines_prefetch(struct srclines *sl, struct dso *dso)
 		return;
 	pthread_mutex_lock(&sl->lock);
 	if (!sl->cpus) {
+		const char *env = getenv("PREC_SRCLINE_AHEAD");
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-		sl->cpus = n > 0 ? (int)n : 1;
+		sl->cpus = n > 0 && !(env && !strcmp(env, "0")) ? (int)n : 1;
 	}
 	pf = sl->pf;
 	/* on one CPU the thread would only take turns with the main one */
@@ -392,8 +398,10 @@ static struct src_dso *src_dso(struct srclines *sl, struct dso *dso)
 		d->dso = dso;
 		d->fd = -1;
 		/* the kernel, [vdso], JIT maps: no line tables at hand, as perf's */
-		if (dso->kind == DSO_USER)
+		if (dso->kind == DSO_USER) {
 			lines_open(d);
+			sl->nr_here++;
+		}
 	}
 	d->next = sl->dsos;
 	sl->dsos = d;
@@ -763,6 +771,12 @@ u32 srcline_inlines(struct srclines *sl, struct dso *dso, const struct sym *sym,
 	}
 	*funcs = sl->funcs + sl->inl[i].first;
 	return sl->inl[i].n;
+}
+
+void srclines_stats(const struct srclines *sl, u32 *ahead, u32 *here)
+{
+	*ahead = sl->nr_ahead;
+	*here = sl->nr_here;
 }
 
 const struct sym *srcline_inline_canon(const struct sym *sym)
