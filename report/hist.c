@@ -1604,17 +1604,31 @@ static void fields_keys(struct report_opts *o)
 	}
 }
 
+/* Whether some event of the file records user stacks to unwind (dwarf call graphs). */
+static bool file_has_user_stacks(struct pd_reader *r)
+{
+	const u64 dwarf = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+
+	for (u32 i = 0; i < pd_reader_nr_attrs(r); i++)
+		if ((pd_reader_attr(r, i)->sample_type & dwarf) == dwarf)
+			return true;
+	return false;
+}
+
 /*
- * A user binary's symbols were loaded: open its line tables ahead where they will be read, for
- * every binary whose frames are shown: -g address, the unwound chains of dwarf samples with
- * their inlined functions, --sort srcline without chains (only the samples' own addresses are
- * resolved then). Otherwise some binaries would have debug files opened that never were.
+ * A user binary's symbols were loaded (maybe on another thread, before the samples in it come
+ * up): open its line tables ahead where they will be read, for every binary whose frames are
+ * shown: -g address, the unwound chains of dwarf samples with their inlined functions (known
+ * from the file's events, or in a pipe from the first such sample), --sort srcline without
+ * chains (only the samples' own addresses are resolved then). Otherwise some binaries would
+ * have debug files opened that never were.
  */
 static void dso_loaded(void *arg, struct dso *dso)
 {
 	struct profile *p = arg;
 
-	if (p->addr_key || (p->inlines && p->s.unwind_tried) || (p->srcline_key && !p->want_chains))
+	if (p->addr_key || (p->inlines && (p->user_stacks || p->s.unwind_tried)) ||
+	    (p->srcline_key && !p->want_chains))
 		srclines_prefetch(p->srclines, dso);
 }
 
@@ -1662,10 +1676,9 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	p->addr_key = p->want_chains && o->chain_address;
 	if ((p->inlines || p->addr_key) && !p->srclines)
 		p->srclines = srclines_new();
-	if (p->srclines) {
-		p->s.dsos.loaded_fn = dso_loaded;
-		p->s.dsos.loaded_arg = p;
-	}
+	p->user_stacks = p->want_chains && file_has_user_stacks(p->s.r);
+	if (p->srclines)
+		dsos_on_load(&p->s.dsos, dso_loaded, p);
 	ret = session_process(&p->s);
 	if (ret)
 		return ret;
@@ -1721,7 +1734,7 @@ void profile_free(struct profile *p)
 	free(p->frame_name);
 	free(p->by_gid);
 	free(p->row_cache);
-	p->s.dsos.loaded_fn = NULL;
+	dsos_on_load(&p->s.dsos, NULL, NULL);
 	if (p->srclines) {
 		u32 ahead, here;
 

@@ -37,6 +37,8 @@ struct src_dso {
 #ifdef HAVE_LIBDW
 	Dwarf *dw; /* NULL: no line tables */
 	int fd;
+	/* queued: what to open, as dso has it (dso may be another thread's copy, freed since) */
+	char *symsrc, *name;
 	bool busy; /* being opened by the prefetch thread */
 #endif
 };
@@ -165,6 +167,8 @@ static void src_dso_free(struct src_dso *d)
 		dwarf_end(d->dw);
 	if (d->fd >= 0)
 		close(d->fd);
+	free(d->symsrc);
+	free(d->name);
 #endif
 	free(d);
 }
@@ -255,10 +259,10 @@ static u64 objdump_addr(const struct dso *dso, u64 rel)
 }
 
 #ifdef HAVE_LIBDW
-/* Open the line tables of d's binary: those of the file its symbols came from, else its own. */
-static void lines_open(struct src_dso *d)
+/* Open the line tables of a binary: those of the file its symbols came from, else its own. */
+static void lines_open(struct src_dso *d, const char *symsrc, const char *name)
 {
-	const char *paths[2] = {d->dso->symsrc, d->dso->name};
+	const char *paths[2] = {symsrc, name};
 
 	for (u32 i = 0; i < 2 && !d->dw; i++) {
 		if (!paths[i] || (i && paths[0] && !strcmp(paths[0], paths[1])))
@@ -292,13 +296,20 @@ static void *prefetch_main(void *arg)
 			continue; /* src_dso() opened it itself */
 		d->busy = true;
 		pthread_mutex_unlock(&sl->lock);
-		lines_open(d);
+		lines_open(d, d->symsrc, d->name);
 		pthread_mutex_lock(&sl->lock);
 		d->busy = false;
 		pthread_cond_broadcast(&pf->cond);
 	}
 	pthread_mutex_unlock(&sl->lock);
 	return NULL;
+}
+
+/* Whether queued entry d is the binary of dso: the same file, its symbols from the same file. */
+static bool queued_is(const struct src_dso *d, const struct dso *dso)
+{
+	return !strcmp(d->name, dso->name) &&
+	       (d->symsrc && dso->symsrc ? !strcmp(d->symsrc, dso->symsrc) : d->symsrc == dso->symsrc);
 }
 
 /* dso's line tables from the prefetch queue (waited for when being opened); NULL: not queued. */
@@ -312,7 +323,7 @@ static struct src_dso *prefetch_take(struct srclines *sl, struct dso *dso)
 		return NULL;
 	pthread_mutex_lock(&sl->lock);
 	for (i = 0; i < sl->pf->nr; i++)
-		if (sl->pf->v[i] && sl->pf->v[i]->dso == dso)
+		if (sl->pf->v[i] && queued_is(sl->pf->v[i], dso))
 			break;
 	if (i < sl->pf->nr) {
 		d = sl->pf->v[i];
@@ -324,7 +335,9 @@ static struct src_dso *prefetch_take(struct srclines *sl, struct dso *dso)
 	pthread_mutex_unlock(&sl->lock);
 	/* one not started is opened here: the thread passes it by */
 	if (!started)
-		lines_open(d);
+		lines_open(d, dso->symsrc, dso->name);
+	if (d)
+		d->dso = dso;
 	if (d && started)
 		sl->nr_ahead++;
 	else if (d)
@@ -365,15 +378,16 @@ void srclines_prefetch(struct srclines *sl, struct dso *dso)
 		}
 	}
 	for (u32 i = 0; i < pf->nr; i++)
-		if (pf->v[i] && pf->v[i]->dso == dso)
+		if (pf->v[i] && queued_is(pf->v[i], dso))
 			goto out;
 	if (pf->nr == pf->cap) {
 		pf->cap = pf->cap ? 2 * pf->cap : 16;
 		pf->v = xrealloc(pf->v, pf->cap * sizeof(*pf->v));
 	}
 	d = xcalloc(1, sizeof(*d));
-	d->dso = dso;
 	d->fd = -1;
+	d->symsrc = dso->symsrc ? xstrdup(dso->symsrc) : NULL;
+	d->name = xstrdup(dso->name);
 	pf->v[pf->nr++] = d;
 	pthread_cond_broadcast(&pf->cond);
 out:
@@ -399,7 +413,7 @@ static struct src_dso *src_dso(struct srclines *sl, struct dso *dso)
 		d->fd = -1;
 		/* the kernel, [vdso], JIT maps: no line tables at hand, as perf's */
 		if (dso->kind == DSO_USER) {
-			lines_open(d);
+			lines_open(d, dso->symsrc, dso->name);
 			sl->nr_here++;
 		}
 	}
