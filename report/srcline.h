@@ -34,8 +34,8 @@ void srclines_free(struct srclines *sl);
 /**
  * srclines_prefetch - open the line tables of dso's binary ahead, on a thread of the cache's own,
  * for lookups to come: call it, from any thread, once the dso's symbols are loaded (where they
- * came from is known); dso may be a copy that the lookups' dso will take the symbols of. Nothing is done on one CPU, with PREC_SRCLINE_AHEAD=0, or for a dso that
- * is not a user binary.
+ * came from is known); dso may be a copy that the lookups' dso will take the symbols of.
+ * Nothing is done on one CPU, with PREC_SRCLINE_AHEAD=0, or for a dso that is not a user binary.
  */
 void srclines_prefetch(struct srclines *sl, struct dso *dso);
 
