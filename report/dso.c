@@ -336,6 +336,12 @@ static void *prefetch_main(void *arg)
 			continue;
 		load_elf_dso_quiet(d, e->dso);
 		pthread_mutex_lock(&pf->lock);
+		/*
+		 * under the lock, which dsos_on_load() takes to change it; before it is done:
+		 * dso_load() frees the thread's copy once it takes it
+		 */
+		if (d->loaded_fn)
+			d->loaded_fn(d->loaded_arg, e->dso);
 		e->state = PF_DONE;
 		pthread_cond_broadcast(&pf->done);
 		pthread_mutex_unlock(&pf->lock);
@@ -386,6 +392,17 @@ void dsos_prefetch(struct dsos *d)
 		free(pf->v);
 		free(pf);
 	}
+}
+
+void dsos_on_load(struct dsos *d, void (*fn)(void *arg, struct dso *dso), void *arg)
+{
+	/* the thread may be loading already, and calls the old fn under the lock */
+	if (d->prefetch)
+		pthread_mutex_lock(&d->prefetch->lock);
+	d->loaded_fn = fn;
+	d->loaded_arg = arg;
+	if (d->prefetch)
+		pthread_mutex_unlock(&d->prefetch->lock);
 }
 
 /* Stop the thread and free what it loaded and nobody took. */
@@ -484,6 +501,8 @@ void dso_load(struct dsos *d, struct dso *dso)
 	case DSO_USER:
 		if (!prefetch_take(d, dso))
 			load_elf_dso(d, dso);
+		if (d->loaded_fn)
+			d->loaded_fn(d->loaded_arg, dso);
 		break;
 	case DSO_VDSO:
 		load_elf_dso(d, dso);

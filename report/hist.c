@@ -1604,6 +1604,34 @@ static void fields_keys(struct report_opts *o)
 	}
 }
 
+/* Whether some event of the file records user stacks to unwind (dwarf call graphs). */
+static bool file_has_user_stacks(struct pd_reader *r)
+{
+	const u64 dwarf = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+
+	for (u32 i = 0; i < pd_reader_nr_attrs(r); i++)
+		if ((pd_reader_attr(r, i)->sample_type & dwarf) == dwarf)
+			return true;
+	return false;
+}
+
+/*
+ * A user binary's symbols were loaded (maybe on another thread, before the samples in it come
+ * up): open its line tables ahead where they will be read, for every binary whose frames are
+ * shown: -g address, the unwound chains of dwarf samples with their inlined functions (known
+ * from the file's events, or in a pipe from the first such sample), --sort srcline without
+ * chains (only the samples' own addresses are resolved then). Otherwise some binaries would
+ * have debug files opened that never were.
+ */
+static void dso_loaded(void *arg, struct dso *dso)
+{
+	struct profile *p = arg;
+
+	if (p->addr_key || (p->inlines && (p->user_stacks || p->s.unwind_tried)) ||
+	    (p->srcline_key && !p->want_chains))
+		srclines_prefetch(p->srclines, dso);
+}
+
 int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 {
 	int ret;
@@ -1648,6 +1676,9 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o)
 	p->addr_key = p->want_chains && o->chain_address;
 	if ((p->inlines || p->addr_key) && !p->srclines)
 		p->srclines = srclines_new();
+	p->user_stacks = p->want_chains && file_has_user_stacks(p->s.r);
+	if (p->srclines)
+		dsos_on_load(&p->s.dsos, dso_loaded, p);
 	ret = session_process(&p->s);
 	if (ret)
 		return ret;
@@ -1703,6 +1734,13 @@ void profile_free(struct profile *p)
 	free(p->frame_name);
 	free(p->by_gid);
 	free(p->row_cache);
+	dsos_on_load(&p->s.dsos, NULL, NULL);
+	if (p->srclines) {
+		u32 ahead, here;
+
+		srclines_stats(p->srclines, &ahead, &here);
+		debug(1, "line tables of binaries: %u opened ahead, %u on first use", ahead, here);
+	}
 	srclines_free(p->srclines);
 	if (p->parent_re)
 		regfree(p->parent_re);

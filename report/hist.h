@@ -104,6 +104,7 @@ struct profile {
 	u32 next_gid;
 	bool want_chains; /* collect chains: graph, folded or flame graph */
 	bool want_folded; /* folded stacks or a flame graph: samples without chains too */
+	bool user_stacks; /* chains are shown, and the file's events record user stacks */
 	/* distinct chains */
 	u64 *arena;
 	size_t arena_len, arena_cap; /* in 8-byte words */

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,14 +30,32 @@
 #include "util/log.h"
 #include "util/xalloc.h"
 
-/* A binary's line tables, opened on first use. */
+/* A binary's line tables, opened on first use (or ahead: srclines_prefetch()). */
 struct src_dso {
 	struct dso *dso;
 	struct src_dso *next;
 #ifdef HAVE_LIBDW
 	Dwarf *dw; /* NULL: no line tables */
 	int fd;
+	/* queued: what to open, as dso has it (dso may be another thread's copy, freed since) */
+	char *symsrc, *name;
+	bool busy; /* being opened by the prefetch thread */
 #endif
+};
+
+/*
+ * Opening the line tables of a big debug file (dwarf_begin()) decompresses its debug sections:
+ * a tenth of a second for libc's, on the main thread, where the first chain through it is shown.
+ * Known sooner, when the binary's symbols are loaded, they are opened by one thread, in the
+ * order they were asked for, while the main thread reads the samples. Each handle is used by one
+ * thread at a time (libdw's error state is per thread, its handles are not shared).
+ */
+struct src_prefetch {
+	pthread_t thread;
+	pthread_cond_t cond;   /* work queued, stop asked, or a binary opened */
+	struct src_dso **v;    /* queued; NULL once taken by src_dso() */
+	u32 nr, cap, next;     /* next: the first the thread has not started */
+	bool stop;
 };
 
 struct src_entry {
@@ -88,6 +107,10 @@ struct srclines {
 	u32 ntexts, tcap;
 	struct hash_index tix;
 	struct src_dso *dsos;
+	pthread_mutex_t lock; /* pf, and the queue in it: srclines_prefetch() comes from any thread */
+	struct src_prefetch *pf; /* NULL: nothing was queued (or one CPU) */
+	int cpus;		 /* online (or 1: PREC_SRCLINE_AHEAD=0), when the first was queued */
+	u32 nr_ahead, nr_here;	 /* binaries whose line tables were opened ahead, on first use */
 };
 
 static u64 entry_hash(struct dso *dso, u64 rel)
@@ -131,22 +154,55 @@ bool srclines_available(void)
 
 struct srclines *srclines_new(void)
 {
-	return xcalloc(1, sizeof(struct srclines));
+	struct srclines *sl = xcalloc(1, sizeof(struct srclines));
+
+	pthread_mutex_init(&sl->lock, NULL);
+	return sl;
+}
+
+static void src_dso_free(struct src_dso *d)
+{
+#ifdef HAVE_LIBDW
+	if (d->dw)
+		dwarf_end(d->dw);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->symsrc);
+	free(d->name);
+#endif
+	free(d);
+}
+
+/* Stop the prefetch thread and close what it opened and nobody took. */
+static void prefetch_stop(struct srclines *sl)
+{
+	struct src_prefetch *pf = sl->pf;
+
+	if (!pf)
+		return;
+	pthread_mutex_lock(&sl->lock);
+	pf->stop = true;
+	pthread_cond_broadcast(&pf->cond);
+	pthread_mutex_unlock(&sl->lock);
+	pthread_join(pf->thread, NULL);
+	for (u32 i = 0; i < pf->nr; i++)
+		if (pf->v[i])
+			src_dso_free(pf->v[i]);
+	pthread_cond_destroy(&pf->cond);
+	free(pf->v);
+	free(pf);
+	sl->pf = NULL;
 }
 
 void srclines_free(struct srclines *sl)
 {
 	if (!sl)
 		return;
+	prefetch_stop(sl);
+	pthread_mutex_destroy(&sl->lock);
 	for (struct src_dso *d = sl->dsos, *n; d; d = n) {
 		n = d->next;
-#ifdef HAVE_LIBDW
-		if (d->dw)
-			dwarf_end(d->dw);
-		if (d->fd >= 0)
-			close(d->fd);
-#endif
-		free(d);
+		src_dso_free(d);
 	}
 	for (u32 i = 0; sl->isyms && i <= sl->isym_mask; i++)
 		for (struct src_isym *y = sl->isyms[i], *n; y; y = n) {
@@ -203,21 +259,11 @@ static u64 objdump_addr(const struct dso *dso, u64 rel)
 }
 
 #ifdef HAVE_LIBDW
-static struct src_dso *src_dso(struct srclines *sl, struct dso *dso)
+/* Open the line tables of a binary: those of the file its symbols came from, else its own. */
+static void lines_open(struct src_dso *d, const char *symsrc, const char *name)
 {
-	struct src_dso *d;
-	const char *paths[2] = {dso->symsrc, dso->name};
+	const char *paths[2] = {symsrc, name};
 
-	for (d = sl->dsos; d; d = d->next)
-		if (d->dso == dso)
-			return d;
-	d = xcalloc(1, sizeof(*d));
-	d->dso = dso;
-	d->fd = -1;
-	d->next = sl->dsos;
-	sl->dsos = d;
-	if (dso->kind != DSO_USER)
-		return d; /* the kernel, [vdso], JIT maps: no line tables at hand, as perf's */
 	for (u32 i = 0; i < 2 && !d->dw; i++) {
 		if (!paths[i] || (i && paths[0] && !strcmp(paths[0], paths[1])))
 			continue;
@@ -230,6 +276,149 @@ static struct src_dso *src_dso(struct srclines *sl, struct dso *dso)
 			d->fd = -1;
 		}
 	}
+}
+
+static void *prefetch_main(void *arg)
+{
+	struct srclines *sl = arg;
+	struct src_prefetch *pf = sl->pf;
+
+	pthread_mutex_lock(&sl->lock);
+	for (;;) {
+		struct src_dso *d;
+
+		while (!pf->stop && pf->next == pf->nr)
+			pthread_cond_wait(&pf->cond, &sl->lock);
+		if (pf->stop)
+			break;
+		d = pf->v[pf->next++];
+		if (!d)
+			continue; /* src_dso() opened it itself */
+		d->busy = true;
+		pthread_mutex_unlock(&sl->lock);
+		lines_open(d, d->symsrc, d->name);
+		pthread_mutex_lock(&sl->lock);
+		d->busy = false;
+		pthread_cond_broadcast(&pf->cond);
+	}
+	pthread_mutex_unlock(&sl->lock);
+	return NULL;
+}
+
+/* Whether queued entry d is the binary of dso: the same file, its symbols from the same file. */
+static bool queued_is(const struct src_dso *d, const struct dso *dso)
+{
+	return !strcmp(d->name, dso->name) &&
+	       (d->symsrc && dso->symsrc ? !strcmp(d->symsrc, dso->symsrc) : d->symsrc == dso->symsrc);
+}
+
+/* dso's line tables from the prefetch queue (waited for when being opened); NULL: not queued. */
+static struct src_dso *prefetch_take(struct srclines *sl, struct dso *dso)
+{
+	struct src_dso *d = NULL;
+	bool started = true;
+	u32 i;
+
+	if (!sl->pf)
+		return NULL;
+	pthread_mutex_lock(&sl->lock);
+	for (i = 0; i < sl->pf->nr; i++)
+		if (sl->pf->v[i] && queued_is(sl->pf->v[i], dso))
+			break;
+	if (i < sl->pf->nr) {
+		d = sl->pf->v[i];
+		while (d->busy)
+			pthread_cond_wait(&sl->pf->cond, &sl->lock);
+		sl->pf->v[i] = NULL;
+		started = i < sl->pf->next;
+	}
+	pthread_mutex_unlock(&sl->lock);
+	/* one not started is opened here: the thread passes it by */
+	if (!started)
+		lines_open(d, dso->symsrc, dso->name);
+	if (d)
+		d->dso = dso;
+	if (d && started)
+		sl->nr_ahead++;
+	else if (d)
+		sl->nr_here++;
+	return d;
+}
+#endif
+
+void srclines_prefetch(struct srclines *sl, struct dso *dso)
+{
+#ifdef HAVE_LIBDW
+	struct src_prefetch *pf;
+	struct src_dso *d;
+
+	if (dso->kind != DSO_USER)
+		return;
+	pthread_mutex_lock(&sl->lock);
+	if (!sl->cpus) {
+		const char *env = getenv("PREC_SRCLINE_AHEAD");
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		sl->cpus = n > 0 && !(env && !strcmp(env, "0")) ? (int)n : 1;
+	}
+	pf = sl->pf;
+	/* on one CPU the thread would only take turns with the main one */
+	if (sl->cpus < 2 || (pf && pf->stop))
+		goto out;
+	if (!pf) {
+		pf = xcalloc(1, sizeof(*pf));
+		pthread_cond_init(&pf->cond, NULL);
+		sl->pf = pf;
+		if (pthread_create(&pf->thread, NULL, prefetch_main, sl)) {
+			pthread_cond_destroy(&pf->cond);
+			free(pf);
+			sl->pf = NULL;
+			sl->cpus = 1; /* not again: src_dso() opens them */
+			goto out;
+		}
+	}
+	for (u32 i = 0; i < pf->nr; i++)
+		if (pf->v[i] && queued_is(pf->v[i], dso))
+			goto out;
+	if (pf->nr == pf->cap) {
+		pf->cap = pf->cap ? 2 * pf->cap : 16;
+		pf->v = xrealloc(pf->v, pf->cap * sizeof(*pf->v));
+	}
+	d = xcalloc(1, sizeof(*d));
+	d->fd = -1;
+	d->symsrc = dso->symsrc ? xstrdup(dso->symsrc) : NULL;
+	d->name = xstrdup(dso->name);
+	pf->v[pf->nr++] = d;
+	pthread_cond_broadcast(&pf->cond);
+out:
+	pthread_mutex_unlock(&sl->lock);
+#else
+	(void)sl;
+	(void)dso;
+#endif
+}
+
+#ifdef HAVE_LIBDW
+static struct src_dso *src_dso(struct srclines *sl, struct dso *dso)
+{
+	struct src_dso *d;
+
+	for (d = sl->dsos; d; d = d->next)
+		if (d->dso == dso)
+			return d;
+	d = prefetch_take(sl, dso);
+	if (!d) {
+		d = xcalloc(1, sizeof(*d));
+		d->dso = dso;
+		d->fd = -1;
+		/* the kernel, [vdso], JIT maps: no line tables at hand, as perf's */
+		if (dso->kind == DSO_USER) {
+			lines_open(d, dso->symsrc, dso->name);
+			sl->nr_here++;
+		}
+	}
+	d->next = sl->dsos;
+	sl->dsos = d;
 	return d;
 }
 
@@ -596,6 +785,12 @@ u32 srcline_inlines(struct srclines *sl, struct dso *dso, const struct sym *sym,
 	}
 	*funcs = sl->funcs + sl->inl[i].first;
 	return sl->inl[i].n;
+}
+
+void srclines_stats(const struct srclines *sl, u32 *ahead, u32 *here)
+{
+	*ahead = sl->nr_ahead;
+	*here = sl->nr_here;
 }
 
 const struct sym *srcline_inline_canon(const struct sym *sym)

@@ -32,6 +32,20 @@ struct srclines *srclines_new(void);
 void srclines_free(struct srclines *sl);
 
 /**
+ * srclines_prefetch - open the line tables of dso's binary ahead, on a thread of the cache's own,
+ * for lookups to come: call it, from any thread, once the dso's symbols are loaded (where they
+ * came from is known); dso may be a copy that the lookups' dso will take the symbols of.
+ * Nothing is done on one CPU, with PREC_SRCLINE_AHEAD=0, or for a dso that is not a user binary.
+ */
+void srclines_prefetch(struct srclines *sl, struct dso *dso);
+
+/**
+ * srclines_stats - how the line tables of the user binaries looked up so far were opened: ahead
+ * (by srclines_prefetch()'s thread) or on first use.
+ */
+void srclines_stats(const struct srclines *sl, u32 *ahead, u32 *here);
+
+/**
  * srcline_get - the source line of map-relative address rel in dso (NULL: no map), whose
  * symbol is sym (NULL: none), as perf's srcline sort key shows it.
  *

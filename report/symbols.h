@@ -149,6 +149,9 @@ struct dsos {
 	char *home_debug;		/* ~/.debug */
 	struct kallsyms_prefetch *kpre; /* kernel_prefetch()'s thread, until kernel_load() */
 	struct dso_prefetch *prefetch;	/* dsos_prefetch()'s thread */
+	/* dsos_on_load()'s */
+	void (*loaded_fn)(void *arg, struct dso *dso);
+	void *loaded_arg;
 };
 
 /**
@@ -170,6 +173,13 @@ struct dso *dsos_findnew(struct dsos *d, const char *name, enum dso_kind kind);
  * for; dso_load() takes them. The thread is stopped by dsos_exit().
  */
 void dsos_prefetch(struct dsos *d);
+
+/**
+ * dsos_on_load - have fn called when a user binary's symbols were loaded, on the thread that
+ * loaded them (dsos_prefetch()'s too, with its copy of the dso, before dso_load() takes it);
+ * NULL: no more.
+ */
+void dsos_on_load(struct dsos *d, void (*fn)(void *arg, struct dso *dso), void *arg);
 
 /**
  * dso_load - read the symbols of a user-space dso (ELF, vdso, perf map) once.
