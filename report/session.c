@@ -921,6 +921,14 @@ struct unwind_ahead {
 	struct ahead_buf *out;	  /* being delivered: deliver_sample() takes its frames */
 };
 
+/* Forget the samples of b, and let go of the maps its jobs held (ahead_take()). */
+static void ahead_clear(struct ahead_buf *b)
+{
+	for (u32 i = 0; i < b->nr_jobs; i++)
+		maps_put(b->jobs[i].maps);
+	b->nr_ev = b->nr_jobs = 0;
+}
+
 /* Deliver the samples of b, whose stacks are unwound, in their order. */
 static void ahead_emit(struct session *s, struct ahead_buf *b)
 {
@@ -931,7 +939,7 @@ static void ahead_emit(struct session *s, struct ahead_buf *b)
 	for (u32 i = 0; i < b->nr_ev; i++)
 		emit(s, b->ev[i]);
 	a->out = NULL;
-	b->nr_ev = b->nr_jobs = 0;
+	ahead_clear(b);
 }
 
 /*
@@ -1017,6 +1025,8 @@ static bool ahead_take(struct session *s, struct qhdr *ev)
 	b->ev[b->nr_ev++] = ev;
 	if (job) {
 		unwind_job_of(&b->jobs[b->nr_jobs], t, p);
+		/* a thread that learns its process takes its leader's maps: these stay */
+		maps_get(t->maps);
 		b->jobs[b->nr_jobs].ips = b->frames + (size_t)b->nr_jobs * unwind_max(s);
 		b->jobs[b->nr_jobs].max = unwind_max(s);
 		b->p[b->nr_jobs++] = p;
@@ -1277,7 +1287,7 @@ static void emit(struct session *s, struct qhdr *ev)
 	queue_release(s->q, ev);
 }
 
-int session_process(struct session *s)
+static int process_records(struct session *s)
 {
 	struct pd_event ev;
 	bool ordered = true;
@@ -1339,6 +1349,28 @@ int session_process(struct session *s)
 	ahead_deliver(s);
 	s->nr_unordered = s->q->nr_unordered;
 	return 0;
+}
+
+int session_process(struct session *s)
+{
+	struct unwind_ahead *a;
+
+	if (!process_records(s))
+		return 0;
+	/*
+	 * A read error ends the report: the samples being unwound are not delivered, but the
+	 * unwinder's threads must be done with them (and with the binaries and the maps they read)
+	 * before the view and the session free what they use.
+	 */
+	a = s->ahead;
+	if (a && a->flight) {
+		unwind_batch_wait(s->unwinder);
+		a->flight = NULL;
+	}
+	if (a)
+		for (u32 i = 0; i < 2; i++)
+			ahead_clear(&a->buf[i]);
+	return -1;
 }
 
 /* ---------------------------------------------------------------------------------------- */
