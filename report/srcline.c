@@ -176,11 +176,14 @@ static void src_dso_free(struct src_dso *d)
 /* Stop the prefetch thread and close what it opened and nobody took. */
 static void prefetch_stop(struct srclines *sl)
 {
-	struct src_prefetch *pf = sl->pf;
+	struct src_prefetch *pf;
 
-	if (!pf)
-		return;
 	pthread_mutex_lock(&sl->lock);
+	pf = sl->pf;
+	if (!pf) {
+		pthread_mutex_unlock(&sl->lock);
+		return;
+	}
 	pf->stop = true;
 	pthread_cond_broadcast(&pf->cond);
 	pthread_mutex_unlock(&sl->lock);
@@ -319,9 +322,12 @@ static struct src_dso *prefetch_take(struct srclines *sl, struct dso *dso)
 	bool started = true;
 	u32 i;
 
-	if (!sl->pf)
-		return NULL;
+	/* the symbols thread may be making the queue: look at it under the lock only */
 	pthread_mutex_lock(&sl->lock);
+	if (!sl->pf) {
+		pthread_mutex_unlock(&sl->lock);
+		return NULL;
+	}
 	for (i = 0; i < sl->pf->nr; i++)
 		if (sl->pf->v[i] && queued_is(sl->pf->v[i], dso))
 			break;
