@@ -403,6 +403,9 @@ workload_multi() {
 	chmod +x multi.sh
 }
 
+# perf's own script that folds stacks (perf script -s), to compare --folded with
+STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
+
 # rec_perf NAME [ARGS...] -- CMD...: a recording that lost nothing. perf's ring buffers overflow
 # on a busy machine (dwarf stack copies fill them fast), and every later perf report or script of
 # such a file warns about it: a recording that lost records is made again, up to three times.

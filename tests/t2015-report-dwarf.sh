@@ -17,20 +17,9 @@ REPORT_CACHE=1
 require root perf python
 NOFP=$PREC_BUILD/tests/workloads/nofp
 [ -x "$NOFP" ] || skip_all "the nofp workload is not built"
-STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
 
 # perf 6.1 adds the inlined functions its debug information names to dwarf chains, and so does
 # prec: both are compared as they are by default, and with --no-inline where the test says so.
-perf() {
-	case "$1" in
-	report | script)
-		local cmd=$1
-		shift
-		command perf "$cmd" "$@"
-		;;
-	*) command perf "$@" ;;
-	esac
-}
 
 # collapse FILE: perf's own stackcollapse.py over FILE, in perf.folded
 collapse() {

@@ -11,16 +11,13 @@ REPORT_CACHE=1
 require root perf python
 DEEP=$PREC_BUILD/tests/workloads/deep
 [ -x "$DEEP" ] || skip_all "the deep workload is not built"
-STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
 
 # deepest FILE: the most frames of a stack in FILE (folded: the command, then the frames)
 deepest() {
 	awk -F';' '{ if (NF - 1 > n) n = NF - 1 } END { print n + 0 }' "$1"
 }
 
-test_expect "perf records deep with -g" '
-	perf record -q -e cpu-clock -F 1000 -g -o fp.data "$DEEP" 0.5 >/dev/null 2>fp.err ||
-		{ cat fp.err; false; }'
+test_expect "perf records deep with -g" 'rec_perf fp -F 1000 -g -- "$DEEP" 0.5'
 test_expect "frame pointers: the call graphs are perf's" '
 	same_graph fp.data 4 && [ "$(grep -c "^ *|* *recurse$" prec.out)" -gt 100 ]'
 test_expect "frame pointers: so are caller-ordered ones" 'same_graph fp.data 4 -g caller'
@@ -28,15 +25,10 @@ test_expect "frame pointers: the folded stacks are perf script's, 127 frames at 
 	same_folded fp.data && [ "$(deepest prec.folded)" = 127 ]'
 
 if have libdw; then
-	# 64 KiB a sample fills perf's buffers fast on a busy machine: a recording that lost a
-	# chunk (perf report would say so) is made again
+	# 64 KiB a sample fills perf's buffers fast: a lower rate and a larger buffer (rec_perf
+	# records again what lost records all the same)
 	test_expect "perf records deep with --call-graph dwarf,65528" '
-		for try in 1 2 3; do
-			perf record -q -e cpu-clock -F 500 -m 1024 --call-graph dwarf,65528 \
-				-o dw.data "$DEEP" 0.5 >/dev/null 2>dw.err || { cat dw.err; false; } &&
-			perf report -i dw.data --stdio >/dev/null 2>dw.rep.err &&
-			! grep -q "lost" dw.rep.err && break
-		done && ! grep -q "lost" dw.rep.err'
+		rec_perf dw -F 500 -m 1024 --call-graph dwarf,65528 -- "$DEEP" 0.5'
 	test_expect "dwarf: the call graphs are perf's" '
 		same_graph dw.data 4 && [ "$(grep -c "^ *|* *recurse$" prec.out)" -gt 100 ]'
 	test_expect "dwarf: so are caller-ordered ones" 'same_graph dw.data 4 -g caller'
