@@ -38,6 +38,7 @@ cat >"$CMP" <<'PYEOF'
 #   cmp.py graph PERF_OUT PREC_OUT [TOP]          the call graphs of the top rows
 #   cmp.py script-folded < perf script -F comm,ip,sym,dso > stacks
 #   cmp.py folded PERF_FOLDED PREC_FOLDED          equal as multisets
+#   cmp.py collapsed COLLAPSED PREC_FOLDED         the same, against stackcollapse.py's stacks
 #   cmp.py json JSON TEXT                          JSON and the text table agree
 #   cmp.py svg SVG FOLDED                          a well-formed SVG whose frames add up
 # Exit status 0 when they agree; otherwise the differences on stdout.
@@ -264,13 +265,27 @@ def read_folded(path):
     return c
 
 
-def cmd_folded(a, b):
-    ca, cb = read_folded(a), read_folded(b)
+def unnamed_alike(c):
+    # a frame without a symbol: stackcollapse.py names it [unknown], prec (as flamegraph's
+    # stackcollapse-perf.pl) by its binary, [libc.so.6]
+    out = collections.Counter()
+    for k, n in c.items():
+        out[';'.join('[unknown]' if f.startswith('[') and f.endswith(']') else f
+                     for f in k.split(';'))] += n
+    return out
+
+
+def cmd_folded(a, b, alike=lambda c: c):
+    ca, cb = alike(read_folded(a)), alike(read_folded(b))
     errs = []
     for k in sorted(set(ca) | set(cb)):
         if ca[k] != cb[k]:
             errs.append('%s: perf script %d, prec %d' % (k, ca[k], cb[k]))
     return errs[:40]
+
+
+def cmd_collapsed(a, b):
+    return cmd_folded(a, b, unnamed_alike)
 
 
 def cmd_json(js, text):
@@ -348,7 +363,8 @@ def cmd_svg(svg, folded):
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     fn = {'table': cmd_table, 'graph': cmd_graph, 'script-folded': cmd_script_folded,
-          'folded': cmd_folded, 'json': cmd_json, 'svg': cmd_svg}[cmd]
+          'folded': cmd_folded, 'collapsed': cmd_collapsed, 'json': cmd_json,
+          'svg': cmd_svg}[cmd]
     errs = fn(*args)
     for e in errs:
         print(e)
@@ -406,27 +422,29 @@ workload_multi() {
 # perf's own script that folds stacks (perf script -s), to compare --folded with
 STACKCOLLAPSE=/usr/lib/perf-core/scripts/python/stackcollapse.py
 
-# rec_perf NAME [ARGS...] -- CMD...: a recording that lost nothing. perf's ring buffers overflow
-# on a busy machine (dwarf stack copies fill them fast), and every later perf report or script of
+# rec_perf NAME [ARGS...] -- CMD...: a recording that lost nothing. The ring buffers overflow on
+# a busy machine (dwarf stack copies fill them fast), and every later perf report or script of
 # such a file warns about it: a recording that lost records is made again, up to three times.
 rec_perf() {
-	local name=$1 try
-	shift
+	recorded "$1" perf "${@:2}"
+}
+
+# rec_prec NAME [ARGS...] -- CMD...: the same, recorded by prec
+rec_prec() {
+	recorded "$1" "$PREC" "${@:2}"
+}
+
+recorded() {
+	local name=$1 tool=$2 try
+	shift 2
 	for try in 1 2 3; do
-		perf record -q -e cpu-clock -F 4000 -o "$name.data" "$@" >/dev/null \
+		"$tool" record -q -e cpu-clock -F 4000 -o "$name.data" "$@" >/dev/null \
 			2>"$name.rec.err" || { cat "$name.rec.err"; return 1; }
 		perf report --stats -i "$name.data" 2>/dev/null |
 			grep -Eq "LOST(_SAMPLES)? events: +[1-9]" || return 0
 	done
-	echo "# perf lost records in $try recordings of $name"
+	echo "# ${tool##*/} lost records in $try recordings of $name"
 	return 1
-}
-
-rec_prec() {
-	local name=$1
-	shift
-	"$PREC" record -q -e cpu-clock -F 4000 -o "$name.data" "$@" >/dev/null 2>"$name.rec.err" ||
-		{ cat "$name.rec.err"; return 1; }
 }
 
 # table FILE ARGS...: the rows perf and prec print for the first event (the one recorded: the

@@ -68,7 +68,7 @@ if have libdw; then
 			-s "$STACKCOLLAPSE" >perf.folded && grep -q ";run;outer;inner;leaf " perf.folded &&
 		grep -q ";run;sys;entry_SYSCALL_64[a-z_]*;do_syscall_64" perf.folded &&
 		cached nofp.data "$PREC" report -q -i nofp.data --folded --no-inline >prec.folded &&
-		"$PYTHON" "$CMP" folded perf.folded prec.folded'
+		"$PYTHON" "$CMP" collapsed perf.folded prec.folded'
 	test_expect "cached rules or libdwfl, one thread or two: the same stacks" '
 		same_ways nofp.data'
 	test_expect "inlined functions: perf's spin (inlined) above outer, leaf and run" '
@@ -88,7 +88,7 @@ if have libdw; then
 		[ -r "$STACKCOLLAPSE" ] || { echo "# no $STACKCOLLAPSE"; exit 0; }
 		collapse nofp.data && grep ";run;" perf.folded >perf.run &&
 		cached nofp.data "$PREC" report -q -i nofp.data --folded | grep ";run;" >prec.run &&
-		grep -q ";outer;spin " prec.run && "$PYTHON" "$CMP" folded perf.run prec.run'
+		grep -q ";outer;spin " prec.run && "$PYTHON" "$CMP" collapsed perf.run prec.run'
 	test_expect "--no-inline: the table and graphs are perf's --no-inline" '
 		same_graph nofp.data 6 --no-inline && ! grep -q "(inlined)" prec.out &&
 		same_graph nofp.data 6 -g caller --no-inline'

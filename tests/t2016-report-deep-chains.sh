@@ -42,7 +42,7 @@ if have libdw; then
 		$PERF_CHECK cached dw.data perf script --no-inline -i dw.data -s "$STACKCOLLAPSE" \
 			>perf.folded &&
 		cached dw.data "$PREC" report -q -i dw.data --folded --no-inline >prec.folded &&
-		"$PYTHON" "$CMP" folded perf.folded prec.folded &&
+		"$PYTHON" "$CMP" collapsed perf.folded prec.folded &&
 		[ "$(deepest prec.folded)" -gt 127 ]'
 	# --max-stack above 127 unwinds that many user frames, as perf does, where the copy holds them
 	test_expect "dwarf: --max-stack 200 unwinds past 127 user frames, as perf script does" '
@@ -50,7 +50,7 @@ if have libdw; then
 		$PERF_CHECK cached dw.data perf script --no-inline --max-stack 200 -i dw.data \
 			-s "$STACKCOLLAPSE" >perf.folded &&
 		"$PREC" report -q -i dw.data --folded --no-inline --max-stack 200 >prec.folded &&
-		"$PYTHON" "$CMP" folded perf.folded prec.folded &&
+		"$PYTHON" "$CMP" collapsed perf.folded prec.folded &&
 		[ "$(deepest prec.folded)" -gt 137 ]'
 else
 	test_skip "dwarf chains" "prec is built without libdw"
