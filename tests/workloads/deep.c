@@ -9,17 +9,10 @@
  * usage: deep [SECONDS] [DEPTH]   (default 0.5 s of CPU time, 200 levels)
  */
 #include <stdlib.h>
-#include <time.h>
+
+#include "cpu-seconds.h"
 
 volatile unsigned long sink;
-
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 __attribute__((noinline)) void spin(double until)
 {

@@ -10,7 +10,8 @@
  * usage: nofp [SECONDS]   (default 1, of CPU time: a busy machine stretches only the wall time)
  */
 #include <stdlib.h>
-#include <time.h>
+
+#include "cpu-seconds.h"
 
 #ifdef __has_attribute
 #if __has_attribute(noclone)
@@ -76,14 +77,6 @@ WORK unsigned long run(unsigned long n)
 
 	s += sys(n / 1024);
 	return s - outer(n) * salt;
-}
-
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)

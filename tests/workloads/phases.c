@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu-seconds.h"
+
 /* clang has no noclone attribute, and warns about one it does not know */
 #ifdef __has_attribute
 #if __has_attribute(noclone)
@@ -148,14 +150,6 @@ PHASE void sleep_fn(long us)
 	nanosleep(&ts, NULL);
 }
 
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 0.3;
@@ -170,13 +164,13 @@ int main(int argc, char **argv)
 	if (pages < 1 || fault_us < 0 || gap_us < 0 || compute_us < 0 || us < 0)
 		return 2;
 	calibrate();
-	end = cpu_s() + seconds;
+	end = cpu_seconds() + seconds;
 	do {
 		touched += fault_fn(pages, page, fault_us, gap_us);
 		compute_fn(compute_us);
 		sleep_fn(us);
 		rounds++;
-	} while (cpu_s() < end);
+	} while (cpu_seconds() < end);
 	printf("rounds %ld pages %ld\n", rounds, touched);
 	return 0;
 }
