@@ -974,8 +974,8 @@ static struct unwinder *session_unwinder(struct session *s)
 		s->unwinder = unwinder_new(&s->dsos);
 		if (!s->unwinder)
 			warning("%s: the user stacks of its samples (--call-graph dwarf) need prec "
-				"built with libdw (elfutils) to unwind: their call chains show the "
-				"kernel part only",
+				"built with libdw (elfutils 0.188 or later) to unwind: their call "
+				"chains show the kernel part only",
 				s->rep->path);
 	}
 	return s->unwinder;

@@ -18,8 +18,9 @@
  * another register". Those are asked of libdw once per binary and pc, the way libdwfl asks
  * (.eh_frame first, then .debug_frame, a caller's pc less one), kept in the binary's table for
  * every process that maps it, and applied to the sample's registers and stack copy directly. A
- * sample that meets anything else (an expression, a signal frame, a pc without CFI or binary)
- * is unwound whole by libdwfl, so that both ways give the same chains.
+ * frame that needs anything else (an expression, a signal frame, a pc without CFI or binary)
+ * is unwound by libdwfl, that frame alone, from the registers the frames below it left: both
+ * ways give the same chains, and a sample with one such frame keeps the fast way for the rest.
  *
  * Samples can be unwound on several threads at once (unwind_batch()): libdw is not thread-safe,
  * so every call into it, and everything the threads share and change, is under the unwinder's
@@ -34,7 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef HAVE_LIBDW
+#ifdef HAVE_LIBDW_UNWIND
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
@@ -48,6 +49,7 @@
 #include "util/log.h"
 #include "util/xalloc.h"
 
+#define DWARF_RBX 3
 #define DWARF_SP 7
 #define DWARF_IP 16
 
@@ -86,7 +88,7 @@ bool unwind_stack_word(const void *stack, u64 size, u64 sp, u64 addr, u64 *val)
 	return true;
 }
 
-#ifdef HAVE_LIBDW
+#ifdef HAVE_LIBDW_UNWIND
 
 /*
  * Processes whose Dwfl stays open at once: each holds its binaries' CFI. One that ends
@@ -128,14 +130,30 @@ struct uw_rule {
 	s64 off;
 };
 
+/* What the CFI at a pc is: rules prec applies itself, or a frame libdwfl must unwind. */
+enum uw_frame_kind {
+	UW_FRAME_SIMPLE,  /* every rule simple: cfa_reg, cfa_off and r[] hold them */
+	UW_FRAME_LIBDWFL, /* an expression, or a register prec does not follow */
+	UW_FRAME_SIGNAL,  /* a signal frame (unwound by libdwfl): its caller's pc is not adjusted */
+};
+
 /* The rules of a frame at one pc of a binary: the CFA is register cfa_reg plus cfa_off. */
 struct uw_rules {
+	u8 kind;
+	/*
+	 * The CFI leaves rbx as libdw's x86-64 defaults do: undefined, where the ABI has it
+	 * callee-saved. Those defaults name rax instead of rbx (elfutils 0.188, Debian 12's), so
+	 * a caller would lose rbx wherever a frame does not mention it, and with it the CFA of
+	 * a frame computed from rbx (ld.so's _dl_runtime_resolve under _dl_fixup). libunwind,
+	 * perf's unwinder here, keeps the callee's value: so does prec, on both of its ways.
+	 */
+	bool rbx_default;
 	u8 cfa_reg;
 	s64 cfa_off;
 	struct uw_rule r[UNWIND_NR_REGS];
 };
 
-/* A pc's rules in a binary's table: NULL when libdwfl must unwind a frame at it. */
+/* A pc's rules in a binary's table: NULL when the binary has no CFI for it. */
 struct uw_pc_rules {
 	u64 pc;
 	const struct uw_rules *rules;
@@ -235,10 +253,14 @@ struct uw_state {
 	struct uw_proc *pr;
 	struct maps *maps;
 	const struct unwind_sample *smp;
+	u64 stack_sp; /* the sample's stack pointer: where its stack copy starts */
+	/* the frame to unwind, its pc where its rules are looked up */
 	u64 regs[UNWIND_NR_REGS];
 	u32 regs_set;
-	u64 *ips;
-	u32 n, max;
+	/* its caller, when libdwfl found one */
+	u64 next[UNWIND_NR_REGS];
+	u32 next_set;
+	u32 depth;
 };
 
 /*
@@ -776,7 +798,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	u64 val, off;
 
 	(void)dwfl;
-	if (unwind_stack_word(smp->stack, smp->stack_size, st->regs[DWARF_SP], addr, &val)) {
+	if (unwind_stack_word(smp->stack, smp->stack_size, st->stack_sp, addr, &val)) {
 		*result = val;
 		return true;
 	}
@@ -815,20 +837,24 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 {
 	struct uw_state *st = arg;
 	Dwarf_Addr pc;
-	bool activation;
 
 	if (!dwfl_frame_pc(frame, &pc, NULL))
 		return DWARF_CB_ABORT;
-	/* before the step to the caller, which needs this frame's binary */
-	report_module(st, pc);
-	/* the modules no longer fit the maps: the walk starts again on a new Dwfl */
-	if (st->pr->stale)
-		return DWARF_CB_ABORT;
-	if (!dwfl_frame_pc(frame, &pc, &activation))
-		return DWARF_CB_ABORT;
-	/* a caller's pc is a return address: the call is the byte before */
-	st->ips[st->n++] = activation ? pc : pc - 1;
-	return st->n < st->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+	/* the frame to unwind: proc_dwfl() reported its binary; the step follows */
+	if (!st->depth++)
+		return DWARF_CB_OK;
+	/* the caller: libdwfl has unwound it, and the step ends there */
+	for (u32 i = 0; i < UNWIND_NR_REGS; i++) {
+		Dwarf_Word val;
+
+		if (!dwfl_frame_reg(frame, i, &val)) {
+			st->next[i] = val;
+			st->next_set |= 1u << i;
+		}
+	}
+	st->next[DWARF_IP] = pc;
+	st->next_set |= 1u << DWARF_IP;
+	return DWARF_CB_ABORT;
 }
 
 /*
@@ -883,40 +909,39 @@ static Dwfl *proc_dwfl(struct uw_state *st, u64 ip)
 	return pr->dwfl;
 }
 
-/* A sample wholly unwound by libdwfl, with the unwinder's lock held. */
-static u32 unwind_libdwfl(struct unwinder *u, struct maps *m, const struct unwind_sample *smp,
-			  u64 *ips, u32 max)
+/*
+ * One frame unwound by libdwfl, with the unwinder's lock held: its registers are regs (set:
+ * those known), its pc where its rules are looked up, stack_sp the sample's stack pointer.
+ * Return: the caller's registers known, in next (0: libdwfl found no caller).
+ */
+static u32 step_libdwfl(struct unwinder *u, struct maps *m, const struct unwind_sample *smp,
+			u64 stack_sp, const u64 *regs, u32 set, u64 *next)
 {
 	struct uw_state st = {
-		.u = u, .maps = m, .smp = smp, .ips = ips, .max = max,
+		.u = u, .maps = m, .smp = smp, .stack_sp = stack_sp, .regs_set = set,
 	};
 	Dwfl *dwfl;
 
-	if (!max || smp->abi != PERF_SAMPLE_REGS_ABI_64 || !smp->regs)
-		return 0;
-	st.regs_set = unwind_regs_to_dwarf(smp->regs, smp->regs_mask, st.regs);
-	if (!(st.regs_set & (1u << DWARF_IP)) || !(st.regs_set & (1u << DWARF_SP)))
-		return 0;
+	memcpy(st.regs, regs, sizeof(st.regs));
 	st.pr = proc_get(u, m);
 	if (st.pr->pid != smp->pid)
 		st.pr->stale = true;
 	st.pr->pid = smp->pid;
 	st.pr->cur = &st;
 	for (int tries = 0; tries < 2; tries++) {
-		st.n = 0;
+		st.depth = 0;
+		st.next_set = 0;
 		dwfl = proc_dwfl(&st, st.regs[DWARF_IP]);
-		/* an error after some frames ends the chain there, as in perf */
-		if (dwfl)
+		/* the frame's binary is reported, unless another stands where it should be */
+		if (dwfl && !st.pr->stale)
 			dwfl_getthread_frames(dwfl, smp->tid, frame_cb, &st);
 		/* a binary reported for an earlier layout was in the way: once more, afresh */
 		if (!st.pr->stale)
 			break;
 	}
 	st.pr->cur = NULL;
-	/* the sample's own address is its first entry even when nothing unwinds */
-	if (!st.n)
-		ips[st.n++] = st.regs[DWARF_IP];
-	return st.n;
+	memcpy(next, st.next, sizeof(st.next));
+	return st.next_set;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -992,32 +1017,44 @@ static bool simple_rule(Dwarf_Frame *frame, int regno, struct uw_rule *r)
 	return k == nops && r->reg < UNWIND_NR_REGS;
 }
 
-/* The rules of a frame, when they are all simple and it is not a signal frame. */
-static struct uw_rules *simple_rules(Dwarf_Frame *frame)
+/*
+ * What the CFI says of a frame: its rules when they are all simple and it is not a signal
+ * frame, else which kind of frame libdwfl must unwind; and whether rbx keeps libdw's default.
+ */
+static struct uw_rules *frame_rules(Dwarf_Frame *frame)
 {
 	struct uw_rules rules;
+	struct uw_rule rbx;
 	Dwarf_Addr start, end;
 	Dwarf_Op *ops;
 	size_t nops;
 	bool signal;
 
-	if (dwarf_frame_info(frame, &start, &end, &signal) != DWARF_IP || signal)
-		return NULL;
+	memset(&rules, 0, sizeof(rules));
+	rules.kind = UW_FRAME_LIBDWFL;
+	rules.rbx_default = simple_rule(frame, DWARF_RBX, &rbx) && rbx.kind == UW_UNDEFINED;
+	if (dwarf_frame_info(frame, &start, &end, &signal) != DWARF_IP || signal) {
+		rules.kind = signal ? UW_FRAME_SIGNAL : UW_FRAME_LIBDWFL;
+		goto out;
+	}
 	if (dwarf_frame_cfa(frame, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_bregx ||
 	    ops[0].number >= UNWIND_NR_REGS)
-		return NULL;
-	memset(&rules, 0, sizeof(rules));
+		goto out;
 	rules.cfa_reg = (u8)ops[0].number;
 	rules.cfa_off = (s64)ops[0].number2;
 	for (int i = 0; i < UNWIND_NR_REGS; i++)
 		if (!simple_rule(frame, i, &rules.r[i]))
-			return NULL;
+			goto out;
+	if (rules.rbx_default)
+		rules.r[DWARF_RBX].kind = UW_SAME;
+	rules.kind = UW_FRAME_SIMPLE;
+out:
 	return memcpy(xmalloc(sizeof(rules)), &rules, sizeof(rules));
 }
 
 /*
  * The rules at pc (in the binary's addresses) from the CFI libdwfl would use: .eh_frame, then
- * .debug_frame. NULL: libdwfl must unwind the frame (no CFI, or rules that are not simple).
+ * .debug_frame. NULL: the binary has no CFI for pc (libdwfl unwinds the frame without).
  */
 static struct uw_rules *rules_at(struct unwinder *u, struct uw_file *f, u64 pc)
 {
@@ -1036,7 +1073,7 @@ static struct uw_rules *rules_at(struct unwinder *u, struct uw_file *f, u64 pc)
 		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame))
 			return NULL;
 	}
-	rules = simple_rules(frame);
+	rules = frame_rules(frame);
 	free(frame);
 	return rules;
 }
@@ -1136,110 +1173,137 @@ static bool read_word(struct uw_worker *w, const struct maps *m, const struct un
 	return true;
 }
 
-/*
- * A sample unwound with the binaries' rules, as libdwfl would unwind it (its frame_unwind.c):
- * the rules of the frame at pc (a caller's at pc - 1) give every register of the caller from
- * the callee's; one that cannot be had is unset in the caller; the chain ends where the return
- * address is undefined, unset or 0. Return: the frames, or -1 when a frame needs libdwfl.
- */
-static int unwind_cached(struct uw_worker *w, const struct maps *m,
-			 const struct unwind_sample *smp, const u64 *regs0, u32 set, u64 *ips,
-			 u32 max)
+/* The caller's registers from a frame's simple rules. Return: those known. */
+static u32 step_rules(struct uw_worker *w, const struct maps *m, const struct unwind_sample *smp,
+		      u64 stack_sp, const struct uw_rules *rules, const u64 *regs, u32 set,
+		      u64 *next)
 {
-	u64 regs[UNWIND_NR_REGS], next[UNWIND_NR_REGS];
-	u64 sp = regs0[DWARF_SP], pc = regs0[DWARF_IP];
-	bool initial = true;
-	u32 n = 0;
+	bool cfa_ok = set & (1u << rules->cfa_reg);
+	u64 cfa = regs[rules->cfa_reg] + (u64)rules->cfa_off;
+	u32 nset = 0;
 
-	memcpy(regs, regs0, sizeof(regs));
-	for (;;) {
-		u64 look = initial ? pc : pc - 1, cfa;
-		const struct uw_rules *rules;
-		const struct map *map = map_at(m, look);
-		struct uw_file *f;
-		bool cfa_ok;
-		u32 nset = 0;
+	for (u32 i = 0; i < UNWIND_NR_REGS; i++) {
+		const struct uw_rule *r = &rules->r[i];
+		bool have = false;
 
-		/* libdwfl reports the binary at pc and unwinds in the one at pc - 1: the same */
-		if (!map || pc < map->start || pc >= map->end)
-			return -1;
-		f = worker_file(w, map);
-		if (!f)
-			return -1;
-		look -= map_bias(map, look);
-		if (look < f->vlo || look >= f->vhi)
-			return -1;
-		rules = worker_rules(w, f, look);
-		if (!rules)
-			return -1;
-		ips[n++] = initial ? pc : pc - 1;
-		if (n >= max)
-			return (int)n;
-		cfa_ok = set & (1u << rules->cfa_reg);
-		cfa = regs[rules->cfa_reg] + (u64)rules->cfa_off;
-		for (u32 i = 0; i < UNWIND_NR_REGS; i++) {
-			const struct uw_rule *r = &rules->r[i];
-			bool have = false;
-
-			switch (r->kind) {
-			case UW_UNDEFINED:
-				break;
-			case UW_SAME:
-				have = set & (1u << i);
-				next[i] = regs[i];
-				break;
-			case UW_AT_CFA:
-				have = cfa_ok &&
-				       read_word(w, m, smp, sp, cfa + (u64)r->off, &next[i]);
-				break;
-			case UW_VAL_CFA:
-				have = cfa_ok;
-				next[i] = cfa + (u64)r->off;
-				break;
-			case UW_REG:
-				have = set & (1u << r->reg);
-				next[i] = regs[r->reg] + (u64)r->off;
-				break;
-			}
-			if (have)
-				nset |= 1u << i;
+		switch (r->kind) {
+		case UW_UNDEFINED:
+			break;
+		case UW_SAME:
+			have = set & (1u << i);
+			next[i] = regs[i];
+			break;
+		case UW_AT_CFA:
+			have = cfa_ok && read_word(w, m, smp, stack_sp, cfa + (u64)r->off, &next[i]);
+			break;
+		case UW_VAL_CFA:
+			have = cfa_ok;
+			next[i] = cfa + (u64)r->off;
+			break;
+		case UW_REG:
+			have = set & (1u << r->reg);
+			next[i] = regs[r->reg] + (u64)r->off;
+			break;
 		}
-		if (rules->r[DWARF_IP].kind == UW_UNDEFINED || !(nset & (1u << DWARF_IP)) ||
-		    !next[DWARF_IP])
-			return (int)n;
-		memcpy(regs, next, sizeof(regs));
-		set = nset;
-		pc = regs[DWARF_IP];
-		initial = false;
+		if (have)
+			nset |= 1u << i;
 	}
+	return nset;
 }
 
-/* A sample on the thread of w: with the cached rules, else wholly with libdwfl. */
+/*
+ * The rules of the frame at pc (looked up at look), NULL when libdwfl must find them: no binary
+ * holds look, or it has no CFI for it, or pc is in another map than look.
+ */
+static const struct uw_rules *frame_rules_at(struct uw_worker *w, const struct maps *m, u64 pc,
+					     u64 look)
+{
+	const struct map *map = map_at(m, look);
+	struct uw_file *f;
+
+	if (!map || pc < map->start || pc >= map->end)
+		return NULL;
+	f = worker_file(w, map);
+	if (!f)
+		return NULL;
+	look -= map_bias(map, look);
+	if (look < f->vlo || look >= f->vhi)
+		return NULL;
+	return worker_rules(w, f, look);
+}
+
+/*
+ * A sample's user stack, frame by frame as libdwfl unwinds it (its frame_unwind.c): the rules
+ * of the frame at pc (a caller's at pc - 1, unless its callee is a signal frame) give every
+ * register of the caller from the callee's; one that cannot be had is unset in the caller; the
+ * chain ends where the return address is undefined, unset or 0. Frames whose rules are simple
+ * are unwound here, without the lock; the others, one frame at a time, by libdwfl.
+ */
 static u32 unwind_one(struct uw_worker *w, struct maps *m, const struct unwind_sample *smp,
 		      u64 *ips, u32 max)
 {
 	struct unwinder *u = w->u;
-	u64 regs[UNWIND_NR_REGS];
-	u32 set;
-	int n;
+	u64 regs[UNWIND_NR_REGS], next[UNWIND_NR_REGS], stack_sp;
+	bool adjust = false, by_libdwfl = false;
+	u32 set, nset, n = 0;
 
 	if (!max || smp->abi != PERF_SAMPLE_REGS_ABI_64 || !smp->regs)
 		return 0;
 	set = unwind_regs_to_dwarf(smp->regs, smp->regs_mask, regs);
 	if (!(set & (1u << DWARF_IP)) || !(set & (1u << DWARF_SP)))
 		return 0;
-	if (u->cached_rules) {
-		n = unwind_cached(w, m, smp, regs, set, ips, max);
-		if (n > 0) {
-			__atomic_fetch_add(&u->nr_cached, 1, __ATOMIC_RELAXED);
-			return (u32)n;
+	stack_sp = regs[DWARF_SP];
+	for (;;) {
+		u64 pc = regs[DWARF_IP], look = adjust ? pc - 1 : pc;
+		const struct uw_rules *rules = frame_rules_at(w, m, pc, look);
+		u8 kind = rules ? rules->kind : UW_FRAME_LIBDWFL;
+		bool signal_caller = adjust && kind == UW_FRAME_SIGNAL, found;
+
+		/* a caller's pc is a return address: the call is the byte before */
+		ips[n++] = look;
+		/* a signal frame's entry depends on its step, below */
+		if (n >= max && !signal_caller)
+			break;
+		if (kind == UW_FRAME_SIMPLE && u->cached_rules) {
+			nset = step_rules(w, m, smp, stack_sp, rules, regs, set, next);
+		} else {
+			/*
+			 * libdwfl takes the frame as a first one, whose rules are those at its
+			 * pc: so it is given look (an expression that reads rip sees look too,
+			 * where libdwfl would give a caller's return address: only PLT entries
+			 * have those, and they call nothing)
+			 */
+			regs[DWARF_IP] = look;
+			pthread_mutex_lock(&u->lock);
+			nset = step_libdwfl(u, m, smp, stack_sp, regs, set, next);
+			pthread_mutex_unlock(&u->lock);
+			by_libdwfl = true;
+			/* libdwfl applies libdw's defaults as they are: see struct uw_rules */
+			if (rules && rules->rbx_default && (set & (1u << DWARF_RBX)) &&
+			    !(nset & (1u << DWARF_RBX))) {
+				next[DWARF_RBX] = regs[DWARF_RBX];
+				nset |= 1u << DWARF_RBX;
+			}
 		}
+		found = (nset & (1u << DWARF_IP)) && next[DWARF_IP];
+		/*
+		 * a signal frame is an activation, reported at its pc (not a return address),
+		 * when it unwinds: dwfl_frame_pc() tells it by the caller its step finds
+		 */
+		if (signal_caller && found)
+			ips[n - 1] = pc;
+		if (!found || n >= max)
+			break;
+		/* the pc interrupted by a signal is not a return address */
+		adjust = kind != UW_FRAME_SIGNAL;
+		memcpy(regs, next, sizeof(regs));
+		set = nset;
 	}
-	pthread_mutex_lock(&u->lock);
-	n = (int)unwind_libdwfl(u, m, smp, ips, max);
-	u->nr_libdwfl++;
-	pthread_mutex_unlock(&u->lock);
-	return (u32)n;
+	if (by_libdwfl)
+		__atomic_fetch_add(&u->nr_libdwfl, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&u->nr_cached, 1, __ATOMIC_RELAXED);
+	return n;
 }
 
 u32 unwind_user(struct unwinder *u, struct maps *m, const struct unwind_sample *smp, u64 *ips,

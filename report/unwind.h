@@ -10,7 +10,7 @@
  * per process the modules reported to libdwfl, with their CFI cached for every later sample while
  * the process lives and is among the most recently sampled. One thread calls the unwinder at a
  * time; unwind_batch() and unwind_batch_start() spread a batch over threads of its own. Without
- * libdw, unwinder_new() gives NULL.
+ * libdw 0.188 or later, unwinder_new() gives NULL.
  */
 #ifndef PREC_REPORT_UNWIND_H
 #define PREC_REPORT_UNWIND_H
@@ -57,7 +57,7 @@ bool unwind_stack_word(const void *stack, u64 size, u64 sp, u64 addr, u64 *val);
  * many threads as the machine has CPUs (at most 8), or PREC_UNWIND_THREADS, and with the
  * binaries' cached rules unless PREC_UNWIND_CFI is 0.
  *
- * Return: the unwinder, or NULL when prec was built without libdw.
+ * Return: the unwinder, or NULL when prec was built without libdw (0.188 or later).
  */
 struct unwinder *unwinder_new(struct dsos *d);
 
@@ -69,7 +69,7 @@ void unwinder_configure(struct unwinder *u, u32 threads, bool cached_rules);
 
 /**
  * unwinder_stats - how many samples were unwound with the cached rules alone, and how many
- * (wholly) with libdwfl. Either pointer may be NULL.
+ * had at least one frame unwound by libdwfl. Either pointer may be NULL.
  */
 void unwinder_stats(const struct unwinder *u, u64 *cached, u64 *libdwfl);
 

@@ -82,7 +82,7 @@ _python_resolve() {
 	_python_resolved=1
 }
 
-# prerequisite checks, each a name: root perf tracefs python zstd bpf libdw
+# prerequisite checks, each a name: root perf tracefs python zstd bpf libdw libdw-unwind
 _have() {
 	case "$1" in
 	root) [ "$(id -u)" = 0 ] ;;
@@ -94,6 +94,7 @@ _have() {
 	zstd) grep -q '^#define HAVE_ZSTD 1' "$PREC_BUILD/config.h" 2>/dev/null ;;
 	bpf) grep -q '^#define HAVE_BPF 1' "$PREC_BUILD/config.h" 2>/dev/null ;;
 	libdw) grep -q '^#define HAVE_LIBDW 1' "$PREC_BUILD/config.h" 2>/dev/null ;;
+	libdw-unwind) grep -q '^#define HAVE_LIBDW_UNWIND 1' "$PREC_BUILD/config.h" 2>/dev/null ;;
 	perf-python) perf version --build-options 2>/dev/null | grep -q 'libpython: *\[ on' ;;
 	*) echo "# unknown prerequisite $1" >&2; return 1 ;;
 	esac

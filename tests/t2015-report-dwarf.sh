@@ -3,7 +3,8 @@
 # the user stack, no user callchain) of nofp, built -O2 without frame pointers: the rows, the
 # call graphs of the top rows and the --children rows are perf report --stdio's, --folded is the
 # stacks perf's stackcollapse.py prints, also read from a pipe, and so are the call graphs of
-# prec's own dwarf recordings (where prec records them); damaged stack copies give a report, not
+# prec's own dwarf recordings (where prec records them); a frame whose CFA is found from rbx,
+# as ld.so's resolver's, is unwound past as perf does; damaged stack copies give a report, not
 # a signal; a hundred short processes fold alike under a low descriptor limit; so do forty at
 # once, whose samples in the vdso keep their callers as in perf; on a libc-heavy
 # command, prec's stacks hold perf's (perf 6.1 unwinds with libunwind here, which gives up in
@@ -16,7 +17,8 @@ REPORT_CACHE=1
 
 require root perf python
 NOFP=$PREC_BUILD/tests/workloads/nofp
-[ -x "$NOFP" ] || skip_all "the nofp workload is not built"
+RBXCFA=$PREC_BUILD/tests/workloads/rbxcfa
+[ -x "$NOFP" ] && [ -x "$RBXCFA" ] || skip_all "the nofp and rbxcfa workloads are not built"
 
 # perf 6.1 adds the inlined functions its debug information names to dwarf chains, and so does
 # prec: both are compared as they are by default, and with --no-inline where the test says so.
@@ -45,7 +47,7 @@ same_ways() {
 		cmp one.out two.out
 }
 
-if have libdw; then
+if have libdw-unwind; then
 	test_expect "perf records nofp with --call-graph dwarf" '
 		rec_perf nofp --call-graph dwarf -- "$NOFP" 0.4'
 	test_expect "the table is perf's" 'same_table nofp.data'
@@ -109,6 +111,27 @@ if have libdw; then
 		perf_clean perf report -i - --stdio --no-children <pipe.data >perf.out &&
 		"$PREC" report -i - --stdio --no-children <pipe.data >prec.out &&
 		"$PYTHON" "$CMP" graph perf.out prec.out 6'
+
+	# a CFA found from rbx over a callee whose CFI never names rbx, as ld.so's lazy-binding
+	# resolver over _dl_fixup: libdw's defaults for x86-64 leave rbx undefined there (they
+	# name rax), libunwind keeps it; prec keeps it on both of its ways, so the callers are
+	# perf's. Without that, every stack stops at realigned.
+	test_expect "perf records rbxcfa with --call-graph dwarf" '
+		rec_perf rbx --call-graph dwarf -- "$RBXCFA" 0.3'
+	test_expect "a CFA found from rbx: the callers past it are stackcollapse.py's" '
+		[ -r "$STACKCOLLAPSE" ] || { echo "# no $STACKCOLLAPSE"; exit 0; }
+		$PERF_CHECK cached rbx.data perf script --no-inline -i rbx.data \
+			-s "$STACKCOLLAPSE" >perf.folded &&
+		grep -q ";main;run;realigned;spin_norbx " perf.folded &&
+		"$PREC" report -q -i rbx.data --folded --no-inline >prec.folded &&
+		grep -q ";main;run;realigned;spin_norbx " prec.folded &&
+		"$PYTHON" "$CMP" collapsed perf.folded prec.folded'
+	test_expect "a CFA found from rbx: the same stacks every way" 'same_ways rbx.data'
+	test_expect "a CFA found from rbx: prec's own recording unwinds past it" '
+		"$PREC" record -q -e cpu-clock --call-graph dwarf -o prbx.data -- "$RBXCFA" 0.2 &&
+		"$PREC" report -q -i prbx.data --folded --no-inline >prec.folded &&
+		! grep -q "^rbxcfa;realigned;" prec.folded &&
+		grep -q "^rbxcfa;_start;.*;main;run;realigned;spin_norbx " prec.folded'
 
 	# return addresses written on purpose into pairs of successive samples of nofp: in the
 	# first, into the map of its highest addresses, whose file offset belongs to an earlier
@@ -289,7 +312,7 @@ if have libdw; then
 	else
 		test_skip "prec's dwarf recording" "prec record does not record dwarf call graphs"
 	fi
-	test_skip "without libdw, one line says the stacks need it" "prec is built with libdw"
+	test_skip "without libdw, one line says the stacks need it" "prec is built with libdw 0.188 or later"
 else
 	test_expect "perf records nofp with --call-graph dwarf" '
 		rec_perf nofp --call-graph dwarf -- "$NOFP" 0.2'

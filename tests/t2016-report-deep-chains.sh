@@ -24,7 +24,7 @@ test_expect "frame pointers: so are caller-ordered ones" 'same_graph fp.data 4 -
 test_expect "frame pointers: the folded stacks are perf script's, 127 frames at most" '
 	same_folded fp.data && [ "$(deepest prec.folded)" = 127 ]'
 
-if have libdw; then
+if have libdw-unwind; then
 	# 64 KiB a sample fills perf's buffers fast: a lower rate and a larger buffer (rec_perf
 	# records again what lost records all the same)
 	test_expect "perf records deep with --call-graph dwarf,65528" '
@@ -53,7 +53,7 @@ if have libdw; then
 		"$PYTHON" "$CMP" collapsed perf.folded prec.folded &&
 		[ "$(deepest prec.folded)" -gt 137 ]'
 else
-	test_skip "dwarf chains" "prec is built without libdw"
+	test_skip "dwarf chains" "prec is built without libdw 0.188 or later"
 fi
 
 done_testing

@@ -13,7 +13,7 @@ require root perf python
 DEEP=$PREC_BUILD/tests/workloads/deep
 NOFP=$PREC_BUILD/tests/workloads/nofp
 [ -x "$DEEP" ] && [ -x "$NOFP" ] || skip_all "the deep and nofp workloads are not built"
-have libdw || skip_all "prec is built without libdw, which reads the line tables"
+have libdw-unwind || skip_all "prec is built without libdw 0.188 or later, which reads the line tables and unwinds"
 
 # The line of __libc_start_call_main (code of libc_start_call_main.h, included by libc-start.c)
 # is the same number, but binutils' addr2line, which perf runs, names libc-start.c for it where

@@ -12,7 +12,7 @@ require root perf python
 NOFP=$PREC_BUILD/tests/workloads/nofp
 DEEP=$PREC_BUILD/tests/workloads/deep
 [ -x "$NOFP" ] && [ -x "$DEEP" ] || skip_all "the nofp and deep workloads are not built"
-have libdw || skip_all "prec is built without libdw, which reads the line tables"
+have libdw-unwind || skip_all "prec is built without libdw 0.188 or later, which reads the line tables and unwinds"
 CPUS=$(getconf _NPROCESSORS_ONLN)
 
 # ahead FILE ARGS...: how many binaries' line tables -v says were opened ahead ("" when none

@@ -2,7 +2,10 @@
 /*
  * report/unwind: perf's x86-64 sample registers in DWARF's order, words read from a stack copy
  * at its edges, and (with libdw) this program's own stack, copied as the kernel copies a
- * sample's, unwound through its maps to the return addresses the compiler reports.
+ * sample's, unwound through its maps to the return addresses the compiler reports; stacks
+ * built on the call frame information of functions written here unwind, both of prec's ways,
+ * as libdwfl's own walk of the whole chain does (dwfl_getthread_frames()), but where libdw's
+ * x86-64 defaults lose rbx.
  */
 #include "config.h"
 
@@ -11,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#if defined(HAVE_LIBDW_UNWIND) && defined(__x86_64__)
+#include <elfutils/libdwfl.h>
+#endif
 
 #include "report/session.h"
 #include "report/symbols.h"
@@ -71,7 +78,7 @@ static void test_stack(void)
 	ok(!unwind_stack_word(words, 0, sp, sp, &v), "an empty copy: no");
 }
 
-#if defined(HAVE_LIBDW) && defined(__x86_64__)
+#if defined(HAVE_LIBDW_UNWIND) && defined(__x86_64__)
 
 #define STACK_COPY 8192
 
@@ -324,6 +331,15 @@ __asm__(".text\n"
 	"uwt_f3s:\n .cfi_startproc\n .cfi_signal_frame\n nop\n"
 	" .cfi_register rip, rbx\n .cfi_val_offset r13, -8\n"
 	"uwt_f3s_at:\n nop\n nop\n .cfi_endproc\n"
+	/* another, its return address on the stack (CFA = rsp + 8), as the CIE has it */
+	"uwt_f3t:\n .cfi_startproc\n .cfi_signal_frame\n nop\n .cfi_val_offset r13, -8\n"
+	"uwt_f3t_at:\n nop\n nop\n .cfi_endproc\n"
+	/* a frame that names no register but the CIE's: rbx is not named */
+	"uwt_g1:\n .cfi_startproc\n nop\n"
+	"uwt_g1_at:\n nop\n nop\n .cfi_endproc\n"
+	/* CFA = rbx + 16, as in ld.so's _dl_runtime_resolve */
+	"uwt_g2:\n .cfi_startproc\n nop\n .cfi_def_cfa rbx, 16\n"
+	"uwt_g2_at:\n nop\n nop\n .cfi_endproc\n"
 	/* CFA = r12 + 8: r12 came from r13 in the first frame */
 	"uwt_f4:\n .cfi_startproc\n nop\n .cfi_def_cfa r12, 8\n"
 	"uwt_f4_at:\n nop\n nop\n .cfi_endproc\n"
@@ -335,7 +351,8 @@ __asm__(".text\n"
 	"uwt_f6_at:\n nop\n nop\n .cfi_endproc\n");
 
 extern const char uwt_f1_at[], uwt_f2_at[], uwt_f2x_at[], uwt_f3_at[], uwt_f3s_at[];
-extern const char uwt_f4_at[], uwt_f5_at[], uwt_f6_at[];
+extern const char uwt_f3t_at[], uwt_f4_at[], uwt_f5_at[], uwt_f6_at[];
+extern const char uwt_g1_at[], uwt_g2_at[];
 
 /* DWARF's numbers of the registers used below */
 enum { D_RBX = 3, D_RBP = 6, D_RSP = 7, D_R12 = 12, D_R13 = 13, D_R14 = 14, D_R15 = 15 };
@@ -350,14 +367,25 @@ struct built {
 
 #define U(p) ((u64)(uintptr_t)(p))
 
+/* The sample's registers in perf's order, from the DWARF ones. */
+static void pack_regs(struct built *b)
+{
+	static const int dw[24] = {0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1,
+				   8, 9, 10, 11, 12, 13, 14, 15};
+	u32 n = 0;
+
+	for (u32 bit = 0; bit < 64; bit++)
+		if (PERF_REGS_MASK & (1ULL << bit))
+			b->regs[n++] = bit < 24 && dw[bit] >= 0 ? b->dregs[dw[bit]] : 0;
+}
+
 /*
- * A stack through f1, f2 (or f2x), f3 (or f3s), f4, f5, f6: each frame's registers come from
- * the one before by its rules, and the words hold what the rules read.
+ * A stack through f1, f2 (or f2x), f3 (or f3s, f3t), f4, f5, f6: each frame's registers come
+ * from the one before by its rules, and the words hold what the rules read.
  */
 static void build_stack(struct built *b, const char *f2, const char *f3)
 {
 	u64 s = 0x7ffd00000000ULL; /* the stack pointer of the sample */
-	u32 n = 0;
 
 	memset(b, 0, sizeof(*b));
 	b->dregs[D_RSP] = s;
@@ -373,18 +401,14 @@ static void build_stack(struct built *b, const char *f2, const char *f3)
 	b->words[7] = U(f3) + 1;
 	b->words[6] = 0x1111;
 	b->dregs[D_R14] = 0x2222;
+	/* f3t: its return address at its CFA less 8, f2's CFA */
+	b->words[8] = U(uwt_f4_at) + 1;
 	/* r15 is f5's CFA less 8 */
 	b->dregs[D_R15] = s + 8 * 12;
 	b->words[12] = U(uwt_f6_at) + 1;
 	/* what would follow f6 if its return address were not undefined */
 	b->words[13] = U(uwt_f1_at) + 1;
-	for (u32 bit = 0; bit < 64; bit++) {
-		static const int dw[24] = {0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1,
-					   8, 9, 10, 11, 12, 13, 14, 15};
-
-		if (PERF_REGS_MASK & (1ULL << bit))
-			b->regs[n++] = bit < 24 && dw[bit] >= 0 ? b->dregs[dw[bit]] : 0;
-	}
+	pack_regs(b);
 	b->want[0] = U(uwt_f1_at);
 	b->want[1] = U(f2);
 	b->want[2] = U(f3);
@@ -392,6 +416,27 @@ static void build_stack(struct built *b, const char *f2, const char *f3)
 	b->want[4] = U(uwt_f5_at);
 	b->want[5] = U(uwt_f6_at);
 	b->nr_want = 6;
+}
+
+/*
+ * A stack through g1, g2, f6: g1 names no register but the CIE's; g2's CFA is rbx + 16, rbx
+ * as g1 left it (the same value, the ABI's rule for a callee-saved register).
+ */
+static void build_rbx_stack(struct built *b)
+{
+	u64 s = 0x7ffd00000000ULL;
+
+	memset(b, 0, sizeof(*b));
+	b->dregs[D_RSP] = s;
+	b->dregs[16] = U(uwt_g1_at);
+	b->words[0] = U(uwt_g2_at) + 1;
+	b->dregs[D_RBX] = s + 32;
+	b->words[5] = U(uwt_f6_at) + 1;
+	pack_regs(b);
+	b->want[0] = U(uwt_g1_at);
+	b->want[1] = U(uwt_g2_at);
+	b->want[2] = U(uwt_f6_at);
+	b->nr_want = 3;
 }
 
 static void built_sample(struct unwind_sample *smp, const struct built *b)
@@ -405,9 +450,12 @@ static void built_sample(struct unwind_sample *smp, const struct built *b)
 	smp->stack_size = sizeof(b->words);
 }
 
-/* The chain of a built stack, with the cached rules or libdwfl alone: which way it went too. */
-static u32 unwind_built(struct dsos *d, struct maps *m, const struct built *b, bool cached,
-			u64 *ips, u64 *nr_cached)
+/*
+ * The chain of a built stack copied up to size bytes, cut at max, with the cached rules or
+ * libdwfl alone: which way it went too (nr_cached may be NULL).
+ */
+static u32 unwind_cut(struct dsos *d, struct maps *m, const struct built *b, bool cached,
+		      u64 size, u64 *ips, u32 max, u64 *nr_cached)
 {
 	struct unwinder *u = unwinder_new(d);
 	struct unwind_sample smp;
@@ -415,10 +463,18 @@ static u32 unwind_built(struct dsos *d, struct maps *m, const struct built *b, b
 
 	unwinder_configure(u, 1, cached);
 	built_sample(&smp, b);
-	n = unwind_user(u, m, &smp, ips, 16);
+	smp.stack_size = size;
+	n = unwind_user(u, m, &smp, ips, max);
 	unwinder_stats(u, nr_cached, NULL);
 	unwinder_free(u);
 	return n;
+}
+
+/* The same, of the whole copy, up to 16 frames. */
+static u32 unwind_built(struct dsos *d, struct maps *m, const struct built *b, bool cached,
+			u64 *ips, u64 *nr_cached)
+{
+	return unwind_cut(d, m, b, cached, sizeof(b->words), ips, 16, nr_cached);
 }
 
 static bool same_chain(const u64 *ips, u32 n, const u64 *want, u32 nr_want)
@@ -464,7 +520,7 @@ static void test_rules(void)
 	n = unwind_built(&d, &m, &b, true, ips, &nr_cached);
 	n2 = unwind_built(&d, &m, &b, false, ips2, NULL);
 	ok(same_chain(ips, n, b.want, b.nr_want), "a frame with an expression unwinds alike");
-	is(nr_cached, 0, "by libdwfl, for the whole sample");
+	is(nr_cached, 0, "a frame of it by libdwfl");
 	ok(same_chain(ips2, n2, b.want, b.nr_want), "as libdwfl alone does");
 
 	build_stack(&b, uwt_f2_at, uwt_f3s_at);
@@ -488,6 +544,147 @@ static void test_rules(void)
 		   "a return address past the copy ends the chain, both ways");
 		unwinder_free(u);
 	}
+	dsos_exit(&d);
+}
+
+/*
+ * libdwfl's own walk of a built stack, the whole chain in one dwfl_getthread_frames(), each
+ * frame as dwfl_frame_pc() tells it: the reference for prec's two ways, which step frames.
+ */
+struct walk {
+	const struct built *b;
+	u64 size; /* of the stack copy */
+	u64 *ips;
+	u32 n, max;
+};
+
+static pid_t walk_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = arg;
+	return getpid();
+}
+
+static bool walk_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	const struct walk *w = arg;
+	u64 val;
+
+	(void)dwfl;
+	if (!unwind_stack_word(w->b->words, w->size, w->b->dregs[D_RSP], addr, &val))
+		return false;
+	*result = val;
+	return true;
+}
+
+static bool walk_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	const struct walk *w = arg;
+	Dwarf_Word regs[UNWIND_NR_REGS];
+
+	for (u32 i = 0; i < UNWIND_NR_REGS; i++)
+		regs[i] = w->b->dregs[i];
+	return dwfl_thread_state_registers(thread, 0, UNWIND_NR_REGS, regs);
+}
+
+static int walk_frame(Dwfl_Frame *frame, void *arg)
+{
+	struct walk *w = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(frame, &pc, &activation))
+		return DWARF_CB_ABORT;
+	w->ips[w->n++] = activation ? pc : pc - 1;
+	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+static u32 libdwfl_walk(const struct built *b, u64 size, u64 *ips, u32 max)
+{
+	static const Dwfl_Callbacks cb = {
+		.find_elf = dwfl_linux_proc_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+	};
+	static const Dwfl_Thread_Callbacks thread_cb = {
+		.next_thread = walk_next_thread,
+		.memory_read = walk_memory_read,
+		.set_initial_registers = walk_set_initial_registers,
+	};
+	struct walk w = {.b = b, .size = size, .ips = ips, .max = max};
+	Dwfl *dwfl = dwfl_begin(&cb);
+
+	if (!dwfl || dwfl_linux_proc_report(dwfl, getpid()) ||
+	    dwfl_report_end(dwfl, NULL, NULL) ||
+	    !dwfl_attach_state(dwfl, NULL, getpid(), &thread_cb, &w)) {
+		diag("libdwfl: %s", dwfl_errmsg(-1));
+		dwfl_end(dwfl);
+		return 0;
+	}
+	dwfl_getthread_frames(dwfl, getpid(), walk_frame, &w);
+	dwfl_end(dwfl);
+	return w.n;
+}
+
+/* Both of prec's ways give libdwfl's own chain: say which case differs. */
+static bool as_libdwfl(struct dsos *d, struct maps *m, const struct built *b, u64 size, u32 max)
+{
+	u64 want[16], ips[16];
+	u32 nr_want = libdwfl_walk(b, size, want, max), n;
+
+	if (nr_want < 2) {
+		diag("libdwfl's walk gave %u frames", nr_want);
+		return false;
+	}
+	for (int cached = 1; cached >= 0; cached--) {
+		n = unwind_cut(d, m, b, cached, size, ips, max, NULL);
+		if (!same_chain(ips, n, want, nr_want)) {
+			diag("with%s the cached rules", cached ? "" : "out");
+			return false;
+		}
+	}
+	return true;
+}
+
+static void test_against_libdwfl(void)
+{
+	struct map v[64];
+	struct maps m;
+	struct dsos d;
+	struct built b;
+	u64 ips[16], whole = sizeof(b.words);
+	u32 n;
+
+	dsos_init(&d, NULL, 0);
+	memset(&m, 0, sizeof(m));
+	m.v = v;
+	m.nr = read_maps(&d, v, 64);
+
+	build_stack(&b, uwt_f2_at, uwt_f3_at);
+	ok(as_libdwfl(&d, &m, &b, whole, 16), "simple rules: libdwfl's own chain, both ways");
+	ok(as_libdwfl(&d, &m, &b, 7 * 8, 16), "and where the copy ends early");
+	build_stack(&b, uwt_f2x_at, uwt_f3_at);
+	ok(as_libdwfl(&d, &m, &b, whole, 16), "an expression: libdwfl's own chain, both ways");
+	build_stack(&b, uwt_f2_at, uwt_f3s_at);
+	ok(as_libdwfl(&d, &m, &b, whole, 16), "a signal frame: libdwfl's own chain, both ways");
+	build_stack(&b, uwt_f2_at, uwt_f3t_at);
+	ok(as_libdwfl(&d, &m, &b, whole, 16), "another signal frame: the same");
+	/* a signal frame is reported at its pc only when its own step finds a caller */
+	ok(as_libdwfl(&d, &m, &b, whole, 3) && libdwfl_walk(&b, whole, ips, 3) == 3 &&
+		   ips[2] == U(uwt_f3t_at) + 1,
+	   "a signal frame that unwinds, last of a chain cut by max: at its pc");
+	ok(as_libdwfl(&d, &m, &b, 8 * 8, 16) && libdwfl_walk(&b, 8 * 8, ips, 16) == 3 &&
+		   ips[2] == U(uwt_f3t_at),
+	   "one whose return address is past the copy: at its pc less one");
+
+	/* libdw's x86-64 defaults name rax where rbx is meant: libdwfl alone stops at g2 */
+	build_rbx_stack(&b);
+	n = unwind_built(&d, &m, &b, true, ips, NULL);
+	ok(same_chain(ips, n, b.want, b.nr_want), "a CFA from rbx kept through a frame: unwound");
+	n = unwind_built(&d, &m, &b, false, ips, NULL);
+	ok(same_chain(ips, n, b.want, b.nr_want), "the same when libdwfl steps the frames");
+	diag("libdwfl's own walk of it: %u frames", libdwfl_walk(&b, whole, ips, 16));
 	dsos_exit(&d);
 }
 
@@ -542,10 +739,11 @@ int main(void)
 {
 	test_regs();
 	test_stack();
-#if defined(HAVE_LIBDW) && defined(__x86_64__)
+#if defined(HAVE_LIBDW_UNWIND) && defined(__x86_64__)
 	test_own_stack();
 	test_overlap();
 	test_rules();
+	test_against_libdwfl();
 	test_batch();
 #else
 	skip("unwinding this process's own stack", "prec is built without libdw");
