@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "overhead/event.h"
 #include "report/session.h"
 #include "report/unwind.h"
 #include "util/hash.h"
@@ -1195,6 +1196,14 @@ static int read_sample(struct session *s, const struct pd_record_header *h, bool
 	}
 	if (ret)
 		return report_read_error(s->rep);
+	/*
+	 * prec:overhead's samples are what profiling cost, not places in a program: no view of
+	 * the session counts them (--overhead, -D and --stats read them without one).
+	 */
+	if (attr_is_overhead_event(pd_reader_attr(s->r, (u32)idx))) {
+		s->nr_overhead++;
+		return 0;
+	}
 	now = !ordered || !(smp.sample_type & PERF_SAMPLE_TIME) || !smp.time;
 	nr = smp.sample_type & PERF_SAMPLE_CALLCHAIN ? (u32)smp.callchain_nr : 0;
 	chain_bytes = (size_t)nr * 8;

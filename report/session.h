@@ -195,11 +195,14 @@ struct session {
 	u32 nr_own_comms; /* threads given their own ":tid" (struct thread.own_comm) */
 	u64 nr_unordered;  /* records that came after a flush that should have covered them */
 	u64 fcache_misses; /* addresses resolved the slow way (-vv prints it) */
+	/* prec:overhead's samples: not in nr_samples, never delivered (session_init()) */
+	u64 nr_overhead;
 };
 
 /**
  * session_init - set up the state for the open file of rep.
- * @fn: called for every sample, in time order, with the thread it belongs to
+ * @fn: called for every sample, in time order, with the thread it belongs to; never for those of
+ *	prec:overhead, which are costs, not places in a program (nor are they in nr_samples)
  */
 void session_init(struct session *s, struct report *rep, sample_fn fn, void *arg);
 /* Free everything the session holds (the reader stays open). */

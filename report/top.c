@@ -1102,7 +1102,12 @@ int view_table(struct profile *p, FILE *out)
 		}
 		fputs("\n\n", out);
 	}
-	if (!any)
+	if (!any && !p->filtered && !o->cpu_filter && p->s.nr_overhead)
+		fprintf(out,
+			"# The file has no samples but %" PRIu64 " of prec:overhead, which are "
+			"costs: prec report --overhead shows them.\n",
+			p->s.nr_overhead);
+	else if (!any)
 		fprintf(out, "# The file has no samples%s.\n",
 			p->filtered || o->cpu_filter ? " that pass the filters" : "");
 	return 0;

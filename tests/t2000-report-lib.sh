@@ -13,6 +13,8 @@
 #                                the same shares
 #   same_folded FILE             --folded gives the stacks of perf script, sample for sample, and
 #                                its counts add up to the samples perf report --stats counts
+#                                (prec:overhead's aside: prec report leaves them out, as cmp.py
+#                                leaves out perf's table of them)
 #   json_agrees FILE ARGS...     --json parses and says what the text table says
 #   table FILE ARGS...           perf report --stdio's and prec report's table of the first
 #                                event, in perf.tab and prec.tab
@@ -95,6 +97,17 @@ def parse_tables(path):
     return events
 
 
+# perf shows the samples of prec's own event as a table of their own; prec report leaves them
+# out of the profile (costs, not places in a program: t2021 checks that it does)
+OWN_EVENTS = ('prec:overhead',)
+OWN_FRAME = re.compile(r'^\[prec:[a-z]+\]$')
+
+
+def perf_tables(path):
+    """perf's tables, but those of prec's own events."""
+    return [e for e in parse_tables(path) if e['event'] not in OWN_EVENTS]
+
+
 def merge_split(a, b):
     """perf 6.1 sometimes splits one function into a row per process under --sort sym (its
     comparison of entries with and without a symbol depends on their order: seen 1 time in 25
@@ -152,7 +165,7 @@ def compare_rows(a, b, top, tol, where):
 
 
 def cmd_table(perf, prec, top=20, tol=0.05):
-    ea, eb = parse_tables(perf), parse_tables(prec)
+    ea, eb = perf_tables(perf), parse_tables(prec)
     errs = []
     if [e['event'] for e in ea] != [e['event'] for e in eb]:
         errs.append('events: perf %s, prec %s' % ([e['event'] for e in ea],
@@ -182,7 +195,7 @@ def graph_items(lines):
 
 
 def cmd_graph(perf, prec, top=5):
-    ea, eb = parse_tables(perf), parse_tables(prec)
+    ea, eb = perf_tables(perf), parse_tables(prec)
     errs = []
     for a, b in zip(ea, eb):
         gb = {r['key']: r['graph'] for r in b['rows']}
@@ -220,7 +233,7 @@ def cmd_script_folded():
     comm, frames = None, []
 
     def flush():
-        if comm is not None:
+        if comm is not None and not any(OWN_FRAME.match(f) for f in frames):
             stacks[';'.join([comm] + frames[::-1])] += 1
     for line in sys.stdin:
         line = line.rstrip('\n')
@@ -514,9 +527,11 @@ same_folded() {
 	"$PYTHON" "$CMP" script-folded <script.out >perf.folded || return 1
 	cached "$file" "$PREC" report -q -i "$file" --folded >prec.folded || return 1
 	[ -s prec.folded ] || fail "no stacks" || return 1
-	# the counts add up to the samples of the file
+	# the counts add up to the samples of the file, but those of prec:overhead
 	n=$(cached "$file" perf report -i "$file" --stats 2>/dev/null |
-		awk '/^ *SAMPLE events:/ {print $3; exit}')
+		awk '/^prec:overhead stats:/ {own = 1; next} / stats:$/ {own = 0}
+		     /^ *SAMPLE events:/ {if (!seen) n = $3; else if (own) n -= $3; seen = 1}
+		     END {print n}')
 	sum=$(awk '{s += $NF} END {print s}' prec.folded)
 	[ "$sum" = "$n" ] || fail "the stacks hold $sum samples, the file $n" || return 1
 	"$PYTHON" "$CMP" folded perf.folded prec.folded
