@@ -20,6 +20,7 @@
 
 #include "prec.h"
 #include "report/filter.h"
+#include "report/pprof.h"
 #include "report/report.h"
 #include "report/symbols.h"
 #include "util/log.h"
@@ -65,6 +66,8 @@ static void usage(FILE *f)
 	    "      --folded          print folded stacks, one line per stack with its number of\n"
 	    "                        samples, root first (flamegraph.pl, speedscope)\n"
 	    "      --flamegraph FILE write a flame graph of the samples to FILE (SVG)\n"
+	    "      --pprof FILE      write the samples to FILE as a gzipped pprof profile\n"
+	    "                        (profile.proto: pprof, Grafana Pyroscope, Parca)\n"
 	    "      --stdio           accepted for perf compatibility (the output is text)\n"
 	    "      --children        rows also count the samples whose call chains pass\n"
 	    "                        through them (a Children column before Self); the default\n"
@@ -174,6 +177,8 @@ enum {
 	/* inlined functions in call chains */
 	OPT_INLINE,
 	OPT_NO_INLINE,
+	/* the pprof view */
+	OPT_PPROF,
 };
 
 /* the input and filter options' letters after the others' */
@@ -235,6 +240,7 @@ static const struct option long_options[] = {
     {"metrics", optional_argument, NULL, OPT_METRICS},
     {"inline", no_argument, NULL, OPT_INLINE},
     {"no-inline", no_argument, NULL, OPT_NO_INLINE},
+    {"pprof", required_argument, NULL, OPT_PPROF},
     {"verbose", no_argument, NULL, 'v'},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -688,6 +694,7 @@ static const struct view {
     {OPT_COUNTERS, report_counters, TAKES_JSON | TAKES_INTERVALS},
     {OPT_TASKS, report_tasks, 0},
     {OPT_METRICS, report_metrics, TAKES_JSON},
+    {OPT_PPROF, report_pprof, 0},
 };
 
 static const struct view *view_of(int opt)
@@ -905,6 +912,13 @@ int cmd_report(int argc, char **argv)
 				goto usage;
 			}
 			o.metrics_all = optarg && !strcmp(optarg, "all");
+			if (view->opt != c) {
+				view = view_of(c);
+				nr_views++;
+			}
+			break;
+		case OPT_PPROF:
+			o.pprof = optarg;
 			if (view->opt != c) {
 				view = view_of(c);
 				nr_views++;

@@ -116,6 +116,7 @@ struct report_opts {
 	struct overhead_opts overhead;
 	struct filter_opts filter;
 	bool metrics_all; /* --metrics=all: every window counts, none is discarded */
+	const char *pprof; /* --pprof FILE: the samples as a gzipped profile.proto */
 };
 
 /*

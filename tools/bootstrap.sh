@@ -12,7 +12,7 @@ dir=${1:-build}
 shift || true
 
 pkgs="build-essential autoconf automake pkg-config python3 zstd linux-perf
-      libtraceevent-dev libtracefs-dev libelf-dev libdw-dev libzstd-dev libbpf-dev bpftool clang"
+      libtraceevent-dev libtracefs-dev libelf-dev libdw-dev zlib1g-dev libzstd-dev libbpf-dev bpftool clang"
 missing=
 for p in $pkgs; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
