@@ -177,7 +177,7 @@ struct pp_sample {
 	u32 stack, depth; /* location ids in pp.stacks */
 	int attr, pid, tid, cpu; /* -1: not recorded */
 	const char *comm;	 /* the session's interned comm (its final name comes at the end) */
-	u32 comm_str;		 /* that final name in the string table, at the end */
+	u32 comm_str, pid_str, tid_str, cpu_str; /* the labels' strings, at the end */
 	u64 count, period;
 };
 
@@ -665,13 +665,25 @@ static int sample_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
-static void enc_label(struct pb_buf *out, struct pb_buf *m, u32 key, u32 str, s64 num)
+static void enc_label(struct pb_buf *out, struct pb_buf *m, u32 key, u32 str)
 {
 	m->len = 0;
 	pb_uint(m, 1, key);
 	pb_uint(m, 2, str);
-	pb_uint(m, 3, (u64)num);
 	pb_bytes(out, 3, m->b, m->len);
+}
+
+/*
+ * A number as a label: a string, since pprof drops a numeric label whose value is 0 (CPU 0, the
+ * idle task's pid) unless it has a unit, older readers even with one, and Pyroscope takes only
+ * string labels.
+ */
+static u32 num_str(struct pp *pp, int v)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%d", v);
+	return pp_str(pp, buf);
 }
 
 static void enc_value_type(struct pb_buf *out, struct pb_buf *m, u32 f, u32 type, u32 unit)
@@ -693,8 +705,12 @@ static void enc_samples(struct pp *pp, struct pb_buf *out, const int *col, u32 n
 
 	for (u32 i = 0; i < pp->nr_samples; i++) {
 		const char *comm = session_comm_final(&pp->s, pp->samples[i].comm);
+		struct pp_sample *x = &pp->samples[i];
 
-		pp->samples[i].comm_str = comm ? pp_str(pp, comm) : 0;
+		x->comm_str = comm ? pp_str(pp, comm) : 0;
+		x->pid_str = num_str(pp, x->pid);
+		x->tid_str = num_str(pp, x->tid);
+		x->cpu_str = num_str(pp, x->cpu);
 		order[i] = i;
 	}
 	sort_pp = pp;
@@ -722,13 +738,13 @@ static void enc_samples(struct pp *pp, struct pb_buf *out, const int *col, u32 n
 		pb_packed(&m, 1, ids, x->depth);
 		pb_packed(&m, 2, vals, 2 * nr_ev);
 		if (x->pid >= 0) {
-			enc_label(&m, &lm, k_pid, 0, x->pid);
-			enc_label(&m, &lm, k_tid, 0, x->tid);
+			enc_label(&m, &lm, k_pid, x->pid_str);
+			enc_label(&m, &lm, k_tid, x->tid_str);
 		}
 		if (x->comm_str)
-			enc_label(&m, &lm, k_comm, x->comm_str, 0);
+			enc_label(&m, &lm, k_comm, x->comm_str);
 		if (x->cpu >= 0)
-			enc_label(&m, &lm, k_cpu, 0, x->cpu);
+			enc_label(&m, &lm, k_cpu, x->cpu_str);
 		pb_bytes(out, 2, m.b, m.len);
 	}
 	free(ids);

@@ -1,0 +1,176 @@
+#!/bin/bash
+# t2020: prec report --pprof writes a gzipped profile.proto that pprof itself reads: hot3's
+# functions with prec report's shares, recorded by prec and by perf; with -g the callers prec
+# report shows; the labels and build-ids; no prec:overhead sample; a file that follows pprof's
+# rules (read by a decoder of its own); and the output's refusals and the FILE.old it keeps.
+# shellcheck disable=SC2016 # test scripts are single-quoted: test_expect evaluates them
+. "$(dirname "$0")/lib.sh"
+. "$PREC_SRC/tests/t2000-report-lib.sh"
+
+require root perf python
+[ -x "$W" ] || skip_all "the hot3 workload is not built"
+# pprof's own reader, when the machine has Go (tools/check.sh installs it)
+have_go=
+if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
+	have_go=1
+fi
+export GOCACHE=$T/go-cache PPROF_TMPDIR=$T
+
+# pprof_top FILE.pb.gz: go tool pprof -top of the names the profile holds, in top.txt
+pprof_top() {
+	go tool pprof -top -symbolize=none "$1" >top.txt 2>top.err || { cat top.err; return 1; }
+}
+
+# same_shares FILE: hot_a, hot_b, hot_c have in pprof -top (flat %) the share prec report's
+# table gives each, within 1 point, and they lead about 50/30/20
+same_shares() {
+	local f=$1 fn a b
+	"$PREC" report -q -i "$f" --no-children -g none >table.txt 2>err || { cat err; return 1; }
+	"$PREC" report -q -i "$f" --pprof "$f.pb.gz" 2>err || { cat err; return 1; }
+	pprof_top "$f.pb.gz" || return 1
+	for fn in hot_a hot_b hot_c; do
+		a=$(awk -v f=$fn '$NF == f && $1 ~ /%$/ {s += $1} END {print s + 0}' table.txt)
+		b=$(awk -v f=$fn '$NF == f && $2 ~ /%$/ {s += $2} END {print s + 0}' top.txt)
+		echo "$fn: prec report $a%, pprof $b%"
+		awk -v a="$a" -v b="$b" 'BEGIN {d = a - b; exit !(a > 5 && d <= 1 && d >= -1)}' ||
+			fail "$fn: $a% in prec report's table, $b% in pprof's" || return 1
+	done
+	awk '$NF == "hot_a" {a = $2 + 0} $NF == "hot_c" {c = $2 + 0}
+	     END {exit !(a > 35 && a < 65 && c > 8 && c < 32)}' top.txt ||
+		fail "not about 50/30/20" || return 1
+}
+
+# callers FILE: pprof -traces has a stack hot_a <- run_round <- main, as prec report's folded
+# stacks do
+callers() {
+	local f=$1
+	"$PREC" report -q -i "$f" --folded >folded.txt 2>err || { cat err; return 1; }
+	grep -q ';main;run_round;hot_a ' folded.txt || fail "prec report has no main;run_round;hot_a" ||
+		return 1
+	"$PREC" report -q -i "$f" --pprof "$f.pb.gz" 2>err || { cat err; return 1; }
+	go tool pprof -traces -symbolize=none "$f.pb.gz" >traces.txt 2>err || { cat err; return 1; }
+	awk '{name = $NF} prev2 == "hot_a" && prev == "run_round" && name == "main" {found = 1}
+	     {prev2 = prev; prev = name} END {exit !found}' traces.txt ||
+		fail "no trace hot_a <- run_round <- main in pprof -traces" || return 1
+	go tool pprof -peek 'hot_a$' -symbolize=none "$f.pb.gz" >peek.txt 2>err || { cat err; return 1; }
+	grep -B3 '| hot_a$' peek.txt | grep -q '|   run_round$' ||
+		fail "pprof -peek hot_a does not name run_round as its caller"
+}
+
+test_expect "prec records hot3" 'rec_prec prec -- "$W" -c 0.3'
+test_expect "perf records hot3, with each sample's CPU" 'rec_perf perf --sample-cpu -- "$W" -c 0.3'
+test_expect "prec records hot3 with -g" 'rec_prec precg -g -- "$W" -c 0.3'
+test_expect "perf records hot3 with -g" 'rec_perf perfg -g -- "$W" -c 0.3'
+
+# The file, by a reader of its own: pprof's rules (string_table[0] is "", ids non-zero, every id
+# referenced exists, as many values as sample types) and the sample types.
+cat >check.py <<'PYEOF'
+import gzip, sys
+d = gzip.decompress(open(sys.argv[1], 'rb').read())
+def fields(b):
+    i, out = 0, []
+    while i < len(b):
+        k, i = varint(b, i)
+        if k & 7 == 0:
+            v, i = varint(b, i)
+        elif k & 7 == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+        else:
+            sys.exit('wire type %d' % (k & 7))
+        out.append((k >> 3, v))
+    return out
+def varint(b, i):
+    v = s = 0
+    while True:
+        c = b[i]; i += 1; v |= (c & 0x7f) << s; s += 7
+        if c < 0x80: return v, i
+def packed(v):
+    out, i = [], 0
+    while i < len(v):
+        x, i = varint(v, i); out.append(x)
+    return out
+def msg(v): return {}  if v == b'' else dict_multi(fields(v))
+def dict_multi(fs):
+    m = {}
+    for k, v in fs: m.setdefault(k, []).append(v)
+    return m
+p = dict_multi(fields(d))
+strs = [s.decode() for s in p.get(6, [])]
+assert strs and strs[0] == '', 'string_table[0] is not ""'
+types = [(strs[m.get(1, [0])[0]], strs[m.get(2, [0])[0]]) for m in map(msg, p.get(1, []))]
+ids = {}
+for f in (3, 4, 5):
+    ids[f] = set()
+    for m in map(msg, p.get(f, [])):
+        i = m.get(1, [0])[0]
+        assert i and i not in ids[f], 'field %d: id %d' % (f, i)
+        ids[f].add(i)
+for m in map(msg, p.get(4, [])):
+    assert m.get(2, [0])[0] in ids[3] | {0}, 'a location names a mapping that is not there'
+    for ln in map(msg, m.get(4, [])):
+        assert ln.get(1, [0])[0] in ids[5], 'a line names a function that is not there'
+total = 0
+for m in map(msg, p.get(2, [])):
+    locs = [x for v in m.get(1, []) for x in packed(v)]
+    vals = [x for v in m.get(2, []) for x in packed(v)]
+    assert locs and all(x in ids[4] for x in locs), 'a sample names a location that is not there'
+    assert len(vals) == len(types), 'values %d, sample types %d' % (len(vals), len(types))
+    total += vals[0]
+dflt = strs[p.get(14, [0])[0]]
+print(' '.join('%s/%s' % t for t in types), 'default', dflt, 'samples', total)
+PYEOF
+
+test_expect "the file follows pprof's rules; prec:overhead is left out" '
+	"$PREC" report -q -i prec.data --stats >stats.txt &&
+	grep -q "prec:overhead" stats.txt || "$PREC" report -q -i prec.data --header-only |
+		grep -q "prec:overhead" || fail "the recording has no prec:overhead event" || exit 1
+	"$PREC" report -q -i prec.data --pprof prec.pb.gz &&
+	"$PYTHON" check.py prec.pb.gz >types.txt && cat types.txt &&
+	n=$("$PREC" report -i prec.data --no-children -g none -n --sort comm 2>/dev/null |
+		awk "/^# Samples:/ {ev = /cpu-clock/} ev && \$1 ~ /%\$/ {s += \$2} END {print s}") &&
+	grep -qx "samples/count cpu/nanoseconds default cpu samples $n" types.txt ||
+		fail "not the types of cpu-clock alone with its $n samples"'
+test_expect "a perf recording: its file follows the rules" '
+	"$PREC" report -q -i perfg.data --pprof perfg.pb.gz && "$PYTHON" check.py perfg.pb.gz'
+
+if [ -n "$have_go" ]; then
+	test_expect "prec's recording: pprof -top gives prec report's shares" 'same_shares prec.data'
+	test_expect "perf's recording: pprof -top gives prec report's shares" 'same_shares perf.data'
+	test_expect "prec's -g recording: pprof -traces and -peek show hot_a's callers" \
+		'callers precg.data'
+	test_expect "perf's -g recording: pprof -traces and -peek show hot_a's callers" \
+		'callers perfg.data'
+	test_expect "the labels and build-ids are in pprof -raw" '
+		"$PREC" report -q -i perf.data --pprof perf.pb.gz &&
+		go tool pprof -raw -symbolize=none perf.pb.gz >raw.txt 2>err || { cat err; exit 1; }
+		pid=$("$PREC" report -q -i perf.data --sort pid -g none | awk "/hot3/ {print \$2; exit}" | cut -d: -f1)
+		grep -q "pid:\[$pid\] tid:\[$pid\]" raw.txt || fail "no pid/tid $pid labels" || exit 1
+		grep -q "comm:\[hot3\]" raw.txt || fail "no comm label" || exit 1
+		grep -q "cpu:\[[0-9]*\]" raw.txt || fail "no cpu label" || exit 1
+		bid=$(perf buildid-list -i perf.data 2>/dev/null | awk "\$2 ~ /\/hot3\$/ {print \$1}")
+		[ -n "$bid" ] || fail "perf lists no build-id for hot3" || exit 1
+		grep -E "^1: .*/hot3 $bid " raw.txt || fail "hot3 (the first mapping) without $bid"'
+else
+	for what in "pprof -top on prec's recording" "pprof -top on perf's recording" \
+		"pprof -traces on prec's -g recording" "pprof -traces on perf's -g recording" \
+		"the labels and build-ids in pprof -raw"; do
+		test_skip "$what" "go (golang-go) is missing: go tool pprof cannot read the files"
+	done
+fi
+
+test_expect "--pprof without a file name: one line, exit 2" 'usage_error -i prec.data --pprof'
+test_expect "--pprof into a directory that is not there: one line, exit 1" '
+	report_fails 1 -i prec.data --pprof "$T/no/such/dir/p.pb.gz" &&
+	grep -q "no/such/dir/p.pb.gz" err'
+test_expect "--pprof over the input: refused, one line, the input as it was" '
+	cp prec.data copy.data &&
+	report_fails 1 -i copy.data --pprof copy.data && cmp prec.data copy.data &&
+	ln -sf copy.data link.data && report_fails 1 -i link.data --pprof copy.data &&
+	cmp prec.data copy.data'
+test_expect "an earlier FILE is kept as FILE.old" '
+	"$PREC" report -q -i prec.data --pprof keep.pb.gz && cp keep.pb.gz first.pb.gz &&
+	"$PREC" report -q -i perf.data --pprof keep.pb.gz &&
+	cmp first.pb.gz keep.pb.gz.old && ! cmp -s keep.pb.gz keep.pb.gz.old'
+
+done_testing
