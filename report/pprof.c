@@ -174,7 +174,7 @@ struct pp_line {
 
 /* A sample while reading: its stack, its event and what the labels will say. */
 struct pp_sample {
-	u32 stack, depth; /* location ids in pp.stacks */
+	u32 stack, depth;	 /* location ids in pp.stacks */
 	int attr, pid, tid, cpu; /* -1: not recorded */
 	const char *comm;	 /* the session's interned comm (its final name comes at the end) */
 	u32 comm_str, pid_str, tid_str, cpu_str; /* the labels' strings, at the end */
@@ -205,7 +205,8 @@ struct pp {
 	struct pp_sample *samples;
 	u32 nr_samples, cap_samples;
 	struct hash_index sample_ix;
-	/* a sample's stack while it is built: location ids, frames and where each is in the chain */
+	/* a sample's stack while it is built: location ids, frames and where each is in the chain
+	 */
 	u32 *cur, *frames, *pos;
 	u8 *modes; /* per entry of the raw chain: its cpumode */
 	u32 cap_cur;
@@ -239,8 +240,8 @@ static u32 pp_str(struct pp *pp, const char *s)
 
 	if (!hash_index_reserve(&pp->str_ix, str_hash_at, pp))
 		die("out of memory");
-	slot = hash_index_find(&pp->str_ix, hash_fnv1a64_str(HASH_FNV64_BASIS, s), str_eq, pp, s,
-			       &i);
+	slot =
+	    hash_index_find(&pp->str_ix, hash_fnv1a64_str(HASH_FNV64_BASIS, s), str_eq, pp, s, &i);
 	if (i >= 0)
 		return (u32)i;
 	GROW(pp->strs, pp->nr_strs, pp->cap_strs);
@@ -251,7 +252,8 @@ static u32 pp_str(struct pp *pp, const char *s)
 
 static u64 map_hash(const struct pp_mapping *m)
 {
-	return hash_mix64((u64)(uintptr_t)m->dso ^ hash_mix64(m->start ^ m->limit << 7) ^ m->offset);
+	return hash_mix64((u64)(uintptr_t)m->dso ^ hash_mix64(m->start ^ m->limit << 7) ^
+			  m->offset);
 }
 
 static u64 map_hash_at(const void *ctx, u32 i)
@@ -374,8 +376,8 @@ static u32 pp_location(struct pp *pp, struct thread *t, u16 cpumode, u64 ip, u32
 	const struct frame *fr = session_frame(&pp->s, f);
 	struct maps *maps = cpumode == PERF_RECORD_MISC_KERNEL ? pp->s.kmaps : t->maps;
 	struct map *m = cpumode == PERF_RECORD_MISC_KERNEL || cpumode == PERF_RECORD_MISC_USER
-				? maps_find(maps, ip)
-				: NULL;
+			    ? maps_find(maps, ip)
+			    : NULL;
 	struct pp_location key = {0};
 	const struct srcline_func *fn = NULL;
 	u32 slot, k = 0;
@@ -383,8 +385,8 @@ static u32 pp_location(struct pp *pp, struct thread *t, u16 cpumode, u64 ip, u32
 
 	key.mapping = m ? pp_mapping(pp, m) : 0;
 	key.addr = ip;
-	key.inlines = want_inlines && pp->srclines && fr->sym && m && fr->dso &&
-		      fr->dso->kind == DSO_USER;
+	key.inlines =
+	    want_inlines && pp->srclines && fr->sym && m && fr->dso && fr->dso->kind == DSO_USER;
 	if (!hash_index_reserve(&pp->loc_ix, loc_hash_at, pp))
 		die("out of memory");
 	slot = hash_index_find(&pp->loc_ix, loc_hash(&key), loc_eq, pp, &key, &i);
@@ -538,8 +540,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	f = session_resolve_flagged(s, t, smp->cpumode, smp->ip);
 	if ((f & FRAME_UNRESOLVED) && o->filter.hide_unresolved)
 		return;
-	if (filter_frame_skip(&o->filter, (u32)smp->attr,
-			      session_frame(s, f & ~FRAME_UNRESOLVED)))
+	if (filter_frame_skip(&o->filter, (u32)smp->attr, session_frame(s, f & ~FRAME_UNRESOLVED)))
 		return;
 	if (attr && (attr->sample_type & PERF_SAMPLE_TIME) && smp->time) {
 		if (!pp->have_time || smp->time < pp->first_time)
@@ -902,9 +903,8 @@ static int check_output(const char *path, const char *input)
 	char *dir = xstrdup(path);
 	int ret = 0;
 
-	if (!strcmp(path, input) ||
-	    (!stat(path, &out) && !stat(input, &in) && in.st_dev == out.st_dev &&
-	     in.st_ino == out.st_ino))
+	if (!strcmp(path, input) || (!stat(path, &out) && !stat(input, &in) &&
+				     in.st_dev == out.st_dev && in.st_ino == out.st_ino))
 		ret = error("%s: --pprof would write over the input file: give another name", path);
 	else if (access(dirname(dir), W_OK | X_OK))
 		ret = error("%s: cannot write the pprof profile: %s", path, strerror(errno));

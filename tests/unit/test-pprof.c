@@ -27,21 +27,20 @@ static const char *hex(const struct pb_buf *b)
 }
 
 /* Decode a gzipped message of length-delimited fields: one "field:text" line per field. */
-static const char decoder[] =
-    "import gzip, sys\n"
-    "d = gzip.decompress(open(sys.argv[1], 'rb').read())\n"
-    "def varint(i):\n"
-    "    v = s = 0\n"
-    "    while True:\n"
-    "        b = d[i]; i += 1; v |= (b & 0x7f) << s; s += 7\n"
-    "        if b < 0x80: return v, i\n"
-    "i = 0\n"
-    "while i < len(d):\n"
-    "    k, i = varint(i)\n"
-    "    assert k & 7 == 2, k\n"
-    "    n, i = varint(i)\n"
-    "    print('%d:%s' % (k >> 3, d[i:i + n].decode()))\n"
-    "    i += n\n";
+static const char decoder[] = "import gzip, sys\n"
+			      "d = gzip.decompress(open(sys.argv[1], 'rb').read())\n"
+			      "def varint(i):\n"
+			      "    v = s = 0\n"
+			      "    while True:\n"
+			      "        b = d[i]; i += 1; v |= (b & 0x7f) << s; s += 7\n"
+			      "        if b < 0x80: return v, i\n"
+			      "i = 0\n"
+			      "while i < len(d):\n"
+			      "    k, i = varint(i)\n"
+			      "    assert k & 7 == 2, k\n"
+			      "    n, i = varint(i)\n"
+			      "    print('%d:%s' % (k >> 3, d[i:i + n].decode()))\n"
+			      "    i += n\n";
 
 static void gzip_read_back(void)
 {
