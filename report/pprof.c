@@ -528,9 +528,6 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	int64_t i;
 	u32 f, slot;
 
-	/* prec:overhead's samples are what profiling cost, not places in the program */
-	if (attr_is_overhead_event(attr))
-		return;
 	if (o->cpu_filter && (smp->cpu < 0 || !cpu_map_has(&o->cpus, smp->cpu)))
 		return;
 	if (filter_time_skip(&o->filter, smp->time))
