@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "format/ondisk.h"
 
@@ -258,6 +259,37 @@ u64 pd_prec_event_id(const struct perf_event_attr *a);
  * Return: true when a was changed.
  */
 bool pd_prec_event_stream_attr(struct perf_event_attr *a);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Output files. */
+
+/* A file opened for writing by pd_outfile_open(), and what undoing it needs. */
+struct pd_outfile {
+	char *path;
+	char *old_path; /* set when an earlier file was moved to path.old */
+	bool created;	/* a regular file at path is this process's: pd_outfile_remove() removes it */
+};
+
+/**
+ * pd_outfile_open - open path for writing as perf opens perf.data.
+ * @mode: the new file's mode (perf.data's is 0600)
+ * @keep: a file that must survive (a report's input), or NULL
+ *
+ * An existing non-empty regular file is renamed to path.old first; a new file is created
+ * exclusively. A symlink at path is followed only when it is the caller's or belongs to the
+ * owner of the file it points to (-EPERM otherwise; -ELOOP when it dangles). Anything else
+ * already there (a device, a pipe) is written to as it is, and never removed.
+ *
+ * Return: the descriptor, or a negative errno: -EEXIST when path, or the path.old it would be
+ * renamed to, is keep.
+ */
+int pd_outfile_open(struct pd_outfile *f, const char *path, mode_t mode, const char *keep);
+/* pd_outfile_remove - after a failed write: remove the file at path if this process made it. */
+void pd_outfile_remove(struct pd_outfile *f);
+/* pd_outfile_undo - the same, and put path.old back where it was moved from. */
+void pd_outfile_undo(struct pd_outfile *f);
+/* pd_outfile_release - free what f holds (the descriptor is the caller's to close). */
+void pd_outfile_release(struct pd_outfile *f);
 
 /* ---------------------------------------------------------------------------------------- */
 /* Writer. */

@@ -90,9 +90,7 @@ struct pd_writer {
 	bool close_fd; /* false for stdout */
 	bool pipe;
 	bool begun;
-	char *path;     /* NULL when opened on a descriptor */
-	char *old_path; /* set when an earlier file was moved to path.old */
-	bool created;   /* a regular file at path is ours: abort removes it */
+	struct pd_outfile file; /* its path is NULL when opened on a descriptor */
 
 	struct wattr *attrs;
 	u32 nr_attrs;
@@ -539,87 +537,17 @@ static void writer_free(struct pd_writer *w)
 	pd_buf_release(&w->zout);
 	pd_buf_release(&w->out);
 	free(w->stage);
-	free(w->path);
-	free(w->old_path);
+	pd_outfile_release(&w->file);
 	free(w);
-}
-
-/*
- * Follow a symlink at the output path only when that cannot be used to truncate someone else's
- * file: the link must be ours, or belong to the owner of the regular file it points to. A
- * dangling link is refused, since O_CREAT would create its target wherever it points.
- */
-static int check_symlink(const char *path, const struct stat *lst)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return errno == ENOENT ? -ELOOP : -errno;
-	if (S_ISREG(st.st_mode) && lst->st_uid != geteuid() && lst->st_uid != st.st_uid)
-		return -EPERM;
-	return 0;
 }
 
 static int open_path(struct pd_writer *w, const char *path)
 {
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC;
-	struct stat lst, st;
-	bool exists = true;
-	int err, fd;
+	int fd = pd_outfile_open(&w->file, path, 0600, NULL);
 
-	w->path = strdup(path);
-	if (!w->path)
-		return -ENOMEM;
-	if (lstat(path, &lst) < 0) {
-		if (errno != ENOENT)
-			return -errno;
-		exists = false;
-	} else if (S_ISLNK(lst.st_mode)) {
-		err = check_symlink(path, &lst);
-		if (err)
-			return err;
-	}
-	/* perf keeps a non-empty earlier file as FILE.old. */
-	if (exists && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		if (asprintf(&w->old_path, "%s.old", path) < 0) {
-			w->old_path = NULL;
-			return -ENOMEM;
-		}
-		if (rename(path, w->old_path) < 0) {
-			err = -errno;
-			free(w->old_path);
-			w->old_path = NULL;
-			return err;
-		}
-		exists = false;
-	}
-	/*
-	 * Where nothing is left, create exclusively; where a plain file is reused, refuse a link
-	 * that appeared since lstat(): nobody can slip one in between.
-	 */
-	if (!exists)
-		flags |= O_EXCL;
-	else if (S_ISLNK(lst.st_mode))
-		flags |= O_TRUNC;
-	else
-		flags |= O_TRUNC | O_NOFOLLOW;
-	fd = open(path, flags, 0600);
-	if (fd < 0) {
-		err = -errno;
-		if (w->old_path && rename(w->old_path, path) == 0) {
-			free(w->old_path);
-			w->old_path = NULL;
-		}
-		return err;
-	}
+	if (fd < 0)
+		return fd;
 	w->fd = fd;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		/* Abort removes what is ours at path: not a link the user made to a file. */
-		w->created = !exists || !S_ISLNK(lst.st_mode);
-		/* An empty file that was there already gets perf.data's mode as well. */
-		if (st.st_uid == geteuid() && (st.st_mode & 07777) != 0600)
-			(void)fchmod(fd, 0600);
-	}
 	return 0;
 }
 
@@ -1365,8 +1293,8 @@ int pd_writer_close(struct pd_writer *w)
 		err = w->pipe ? flush_out(w) : finish_file(w);
 	if (w->close_fd && w->fd >= 0 && close(w->fd) < 0 && !err)
 		err = -errno;
-	if (err && !w->pipe && w->path && w->created)
-		unlink(w->path);
+	if (err && !w->pipe)
+		pd_outfile_remove(&w->file);
 	writer_free(w);
 	return err;
 }
@@ -1380,9 +1308,6 @@ void pd_writer_abort(struct pd_writer *w)
 		return;
 	if (w->close_fd && w->fd >= 0)
 		close(w->fd);
-	if (w->path && w->created)
-		unlink(w->path);
-	if (w->path && w->old_path)
-		rename(w->old_path, w->path);
+	pd_outfile_undo(&w->file);
 	writer_free(w);
 }

@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "format/perf-data.h"
 #include "report/flame.h"
 #include "report/hist.h"
 #include "util/hash.h"
@@ -219,11 +221,32 @@ int view_flamegraph(struct profile *p, const char *path)
 	double x = SVG_PAD;
 	FILE *out;
 	bool first = true;
+	struct pd_outfile f;
+	int fd, err;
 
 	profile_chains_build(p);
-	out = fopen(path, "w");
-	if (!out)
-		return error("%s: cannot create the flame graph: %s", path, strerror(errno));
+	/* "-" is stdout; a file is opened as perf.data is (an earlier one kept as FILE.old) */
+	memset(&f, 0, sizeof(f));
+	if (!strcmp(path, "-")) {
+		fd = dup(STDOUT_FILENO);
+	} else {
+		fd = pd_outfile_open(&f, path, 0644, strcmp(p->o->input, "-") ? p->o->input : NULL);
+		if (fd == -EEXIST)
+			return error("%s: --flamegraph would write over the input file %s, or keep it "
+				     "as .old: give another name",
+				     path, p->o->input);
+		if (fd < 0)
+			return error("%s: cannot create the flame graph: %s", path, strerror(-fd));
+	}
+	out = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!out) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		pd_outfile_undo(&f);
+		pd_outfile_release(&f);
+		return error("%s: cannot create the flame graph: %s", path, strerror(err));
+	}
 	g.out = out;
 	g.total = p->nodes[p->folded_root].count;
 	g.scale = g.total ? (double)(SVG_WIDTH - 2 * SVG_PAD) / (double)g.total : 0;
@@ -265,7 +288,12 @@ int view_flamegraph(struct profile *p, const char *path)
 	}
 	free(v);
 	fputs("</svg>\n", out);
-	if (ferror(out) | fclose(out))
-		return error("%s: writing the flame graph: %s", path, strerror(errno));
+	if (ferror(out) | fclose(out)) {
+		err = errno;
+		pd_outfile_undo(&f);
+		pd_outfile_release(&f);
+		return error("%s: writing the flame graph: %s", path, strerror(err));
+	}
+	pd_outfile_release(&f);
 	return 0;
 }

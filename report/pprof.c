@@ -600,18 +600,23 @@ static u32 pp_events(struct pp *pp, struct pp_event **out, int **col)
 	struct pd_reader *r = pp->s.r;
 	u32 nr = pd_reader_nr_attrs(r), k = 0;
 	struct pp_event *ev = xcalloc(nr ? nr : 1, sizeof(*ev));
-	bool clock_named = false;
-	char name[256], *s;
+	bool clock_named = false, *used = xcalloc(nr ? nr : 1, sizeof(*used)), any = false;
+	char buf[256], *s;
 
+	/* the events that have samples (not perf's dummy:HG, say); all of them if none has */
+	for (u32 i = 0; i < pp->nr_samples; i++)
+		if (pp->samples[i].attr >= 0 && (u32)pp->samples[i].attr < nr)
+			any = used[pp->samples[i].attr] = true;
 	*col = xmalloc((nr ? nr : 1) * sizeof(**col));
 	for (u32 i = 0; i < nr; i++) {
 		const struct perf_event_attr *a = pd_reader_attr(r, i);
 		struct pp_event *e = &ev[k];
+		const char *name;
 
 		(*col)[i] = -1;
-		if (attr_is_overhead_event(a))
+		if (attr_is_overhead_event(a) || (any && !used[i]))
 			continue;
-		report_event_name(r, i, name, sizeof(name));
+		name = report_event_name(r, i, buf, sizeof(buf));
 		e->attr = i;
 		if (!k) {
 			e->count_type = pp_str(pp, "samples");
@@ -634,6 +639,7 @@ static u32 pp_events(struct pp *pp, struct pp_event **out, int **col)
 			e->period = 1000000000ull / a->sample_freq;
 		(*col)[i] = (int)k++;
 	}
+	free(used);
 	*out = ev;
 	return k;
 }
@@ -722,6 +728,9 @@ static void enc_samples(struct pp *pp, struct pb_buf *out, const int *col, u32 n
 			const struct pp_sample *y = &pp->samples[order[j]];
 			int c = col[y->attr];
 
+			/* a sample of an event left out (prec:overhead, which the session drops) */
+			if (c < 0)
+				continue;
 			vals[2 * c] += y->count;
 			vals[2 * c + 1] += y->period;
 		}
@@ -758,10 +767,19 @@ static s64 wall_time(struct pp *pp, u64 t)
 	size_t len = 0;
 	const struct pd_clock_data_feature *cd =
 	    pd_reader_feature(pp->s.r, PD_FEAT_CLOCK_DATA, &len);
+	struct stat st;
 
-	if (!cd || len < sizeof(*cd) || !cd->tod_ns)
-		return 0;
-	return (s64)(cd->tod_ns + (t - cd->clockid_ns));
+	if (cd && len >= sizeof(*cd) && cd->tod_ns)
+		return (s64)(cd->tod_ns + (t - cd->clockid_ns));
+	/*
+	 * Without the clock's data (perf record -k writes it), the file was last written when the
+	 * recording ended, as perf report's "captured on" says: the first sample came the
+	 * samples' span before that
+	 */
+	if (strcmp(pp->o->input, "-") && !stat(pp->o->input, &st))
+		return (s64)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec -
+		       (s64)(pp->last_time - pp->first_time);
+	return 0;
 }
 
 /*
@@ -891,69 +909,40 @@ static void pp_encode(struct pp *pp, struct pb_buf *out)
 /* The file */
 
 /*
- * Whether path can be the output: not the input itself, in a directory that takes files.
- * Checked before the input is read, so that a long read does not end in a refusal.
+ * The output, opened before the input is read so that a long read does not end in a refusal:
+ * "-" is stdout; a file is opened as perf opens perf.data (an earlier one kept as FILE.old),
+ * never the input itself. Return: the descriptor, or -1 when told why.
  */
-static int check_output(const char *path, const char *input)
+static int open_output(struct pd_outfile *f, const char *path, const char *input)
 {
-	struct stat in, out;
-	char *dir = xstrdup(path);
-	int ret = 0;
+	int fd;
 
-	if (!strcmp(path, input) || (!stat(path, &out) && !stat(input, &in) &&
-				     in.st_dev == out.st_dev && in.st_ino == out.st_ino))
-		ret = error("%s: --pprof would write over the input file: give another name", path);
-	else if (access(dirname(dir), W_OK | X_OK))
-		ret = error("%s: cannot write the pprof profile: %s", path, strerror(errno));
-	free(dir);
-	return ret;
+	memset(f, 0, sizeof(*f));
+	if (!strcmp(path, "-"))
+		return STDOUT_FILENO;
+	fd = pd_outfile_open(f, path, 0644, strcmp(input, "-") ? input : NULL);
+	if (fd == -EEXIST)
+		error("%s: --pprof would write over the input file %s, or keep it as .old: give "
+		      "another name",
+		      path, input);
+	else if (fd < 0)
+		error("%s: cannot write the pprof profile: %s", path, strerror(-fd));
+	return fd < 0 ? -1 : fd;
 }
 
-/*
- * Write n bytes at p to path. As perf record does with perf.data, an earlier non-empty file
- * is kept as path.old, and put back when the new one cannot be written.
- */
-static int write_output(const char *path, const u8 *p, size_t n)
+/* Write n bytes at p to fd. Return: 0, or an errno. */
+static int write_all(int fd, const u8 *p, size_t n)
 {
-	struct stat st;
-	char *old = NULL;
-	int fd, err = 0;
-
-	if (!stat(path, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
-		old = xasprintf("%s.old", path);
-		if (rename(path, old)) {
-			err = errno;
-			free(old);
-			return error("%s: cannot keep the earlier file as %s.old: %s", path, path,
-				     strerror(err));
-		}
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		err = errno;
-	while (fd >= 0 && !err && n) {
+	while (n) {
 		ssize_t w = write(fd, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			err = w < 0 ? errno : EIO;
-		else {
-			p += w;
-			n -= (size_t)w;
-		}
+			return w < 0 ? errno : EIO;
+		p += w;
+		n -= (size_t)w;
 	}
-	if (fd >= 0 && close(fd) && !err)
-		err = errno;
-	if (err) {
-		if (fd >= 0)
-			unlink(path);
-		if (old)
-			rename(old, path);
-	}
-	free(old);
-	if (err)
-		return error("%s: cannot write the pprof profile: %s", path, strerror(err));
 	return 0;
 }
 
@@ -987,9 +976,11 @@ int report_pprof(struct report *rep, const struct report_opts *o)
 	struct pb_buf out = {0};
 	u8 *gz = NULL;
 	size_t gz_len = 0;
-	int ret;
+	struct pd_outfile f;
+	int ret, fd, err;
 
-	if (check_output(o->pprof, o->input))
+	fd = open_output(&f, o->pprof, o->input);
+	if (fd < 0)
 		return 1;
 	memset(&pp, 0, sizeof(pp));
 	pp.o = o;
@@ -1003,11 +994,23 @@ int report_pprof(struct report *rep, const struct report_opts *o)
 	ret = session_process(&pp.s);
 	if (!ret) {
 		pp_encode(&pp, &out);
-		if (pprof_gzip(out.b, out.len, &gz, &gz_len))
+		if (pprof_gzip(out.b, out.len, &gz, &gz_len)) {
 			ret = error("%s: cannot compress the pprof profile", o->pprof);
-		else
-			ret = write_output(o->pprof, gz, gz_len);
+		} else {
+			err = write_all(fd, gz, gz_len);
+			if (fd != STDOUT_FILENO && close(fd) && !err)
+				err = errno;
+			fd = -1;
+			if (err)
+				ret = error("%s: cannot write the pprof profile: %s", o->pprof,
+					    strerror(err));
+		}
 	}
+	if (fd >= 0 && fd != STDOUT_FILENO)
+		close(fd);
+	if (ret)
+		pd_outfile_undo(&f);
+	pd_outfile_release(&f);
 	free(gz);
 	pb_free(&out);
 	pp_free(&pp);

@@ -958,7 +958,8 @@ int cmd_report(int argc, char **argv)
 	if (nr_views + o.folded + !!o.flamegraph > 1) {
 		usage_error("report",
 			    "--stats, -D, --header-only, --overhead, --counters, --tasks, "
-			    "--metrics, --folded and --flamegraph are separate views: give one");
+			    "--metrics, --pprof, --folded and --flamegraph are separate views: "
+			    "give one");
 		goto usage;
 	}
 	if (o.hierarchy && o.nr_fields) {

@@ -1102,7 +1102,7 @@ int view_table(struct profile *p, FILE *out)
 		}
 		fputs("\n\n", out);
 	}
-	if (!any && !p->filtered && !o->cpu_filter && p->s.nr_overhead)
+	if (!any && !p->s.nr_samples && p->s.nr_overhead)
 		fprintf(out,
 			"# The file has no samples but %" PRIu64 " of prec:overhead, which are "
 			"costs: prec report --overhead shows them.\n",

@@ -172,5 +172,23 @@ test_expect "an earlier FILE is kept as FILE.old" '
 	"$PREC" report -q -i prec.data --pprof keep.pb.gz && cp keep.pb.gz first.pb.gz &&
 	"$PREC" report -q -i perf.data --pprof keep.pb.gz &&
 	cmp first.pb.gz keep.pb.gz.old && ! cmp -s keep.pb.gz keep.pb.gz.old'
+test_expect "--pprof over the input's .old: refused, the input as it was" '
+	cp prec.data x.data.old && "$PREC" report -q -i prec.data --pprof x.data &&
+	report_fails 1 -i x.data.old --pprof x.data && cmp prec.data x.data.old'
+# a device like /dev/full, made here: a write that fails leaves what was there
+test_expect "a write that fails: one line, exit 1, the device left where it was" '
+	mknod full c 1 7 && report_fails 1 -i prec.data --pprof full && [ -c full ] &&
+	grep -q "No space left" err'
+test_expect "--pprof - writes to stdout" '
+	"$PREC" report -q -i prec.data --pprof - >stdout.pb.gz && [ ! -e ./- ] &&
+	"$PYTHON" check.py stdout.pb.gz'
+test_expect "two events: each has its own sample types, named" '
+	"$PREC" record -q -e cpu-clock,task-clock -o two.data -- "$W" -c 0.2 >/dev/null &&
+	"$PREC" report -q -i two.data --pprof two.pb.gz && "$PYTHON" check.py two.pb.gz >types &&
+	cat types &&
+	grep -q "^samples/count cpu/nanoseconds task-clock_samples/count task-clock/nanoseconds default cpu " types'
+test_expect "--flamegraph over the input: refused, the input as it was" '
+	cp precg.data g.data && report_fails 1 -i g.data --flamegraph g.data &&
+	cmp precg.data g.data'
 
 done_testing
