@@ -274,6 +274,26 @@ u32 filter_chain(const struct filter_opts *f, const struct session *s, bool call
 	return out;
 }
 
+u32 filter_sample_chain(const struct filter_opts *f, const struct session *s,
+			const struct psample *smp, bool caller, u32 *frames, u32 *pos, u32 n,
+			u32 *kept_kernel)
+{
+	u32 nk = 0, nu;
+
+	if (!smp->unwound)
+		return *kept_kernel = filter_chain(f, s, caller, frames, pos, n);
+	for (u32 i = 0; i < smp->unwound_at; i++)
+		nk += smp->chain[i] < PERF_CONTEXT_MAX;
+	nk = nk < FILTER_MAX_STACK ? nk : FILTER_MAX_STACK;
+	nk = nk < n ? nk : n;
+	nu = n - nk;
+	nk = filter_chain(f, s, caller, frames, pos, nk);
+	*kept_kernel = nk;
+	memmove(frames + nk, frames + (n - nu), nu * sizeof(*frames));
+	memmove(pos + nk, pos + (n - nu), nu * sizeof(*pos));
+	return nk + filter_chain(f, s, caller, frames + nk, pos + nk, nu);
+}
+
 int filter_list_add(char ***list, u32 *nr, const char *arg)
 {
 	char *copy = xstrdup(arg), *tok, *save = NULL;

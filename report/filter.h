@@ -46,6 +46,9 @@ bool filter_time_skip(const struct filter_opts *f, u64 time);
  */
 bool filter_frame_skip(const struct filter_opts *f, u32 attr, const struct frame *fr);
 
+/* The most frames of a sample's recorded chain a report shows, as perf's default max stack. */
+#define FILTER_MAX_STACK 127
+
 /**
  * filter_chain - apply --max-stack and --hide-unresolved to a chain of n frames, callee first;
  * caller: the chains are shown (and cut) from the outermost caller; aux (NULL: none), a number
@@ -55,6 +58,19 @@ bool filter_frame_skip(const struct filter_opts *f, u32 attr, const struct frame
  */
 u32 filter_chain(const struct filter_opts *f, const struct session *s, bool caller, u32 *frames,
 		 u32 *aux, u32 n);
+
+/**
+ * filter_sample_chain - filter_chain() on the frames of smp's chain (pos: where each is in
+ * smp->chain) as perf limits them: a chain unwound from the user stack (dwarf) in two parts,
+ * the kernel's callchain as any other and the user frames as the unwinder found them, the ones
+ * nearest the sample first (the session unwound no more than --max-stack).
+ * @kept_kernel: set to how many of the frames left are the kernel's (all, for other chains)
+ *
+ * Return: the number of frames left at the start of frames.
+ */
+u32 filter_sample_chain(const struct filter_opts *f, const struct session *s,
+			const struct psample *smp, bool caller, u32 *frames, u32 *pos, u32 n,
+			u32 *kept_kernel);
 
 /**
  * filter_list_add - add the names of a comma list to *list.

@@ -31,7 +31,7 @@
 #include "util/log.h"
 #include "util/xalloc.h"
 
-#define MAX_STACK 127
+#define MAX_STACK FILTER_MAX_STACK
 
 /* ---------------------------------------------------------------------------------------- */
 /* Frame names */
@@ -877,30 +877,14 @@ static inline struct row_cache_entry *row_cache_slot(struct profile *p, const st
 
 static bool children_caller(const struct report_opts *o);
 
-/*
- * --max-stack and --hide-unresolved on a sample's frames. perf limits an unwound (dwarf) chain
- * in two parts: the kernel's callchain as any other, and the user frames as the unwinder found
- * them, the ones nearest the sample first (the session unwound no more than --max-stack).
- */
+/* --max-stack and --hide-unresolved on a sample's frames, in the order the view shows them. */
 static u32 sample_filter_chain(struct profile *p, const struct psample *smp, u32 *frames, u32 *pos,
 			       u32 n, u32 *kept_kernel)
 {
 	const struct report_opts *o = p->o;
 	bool caller = o->children ? children_caller(o) : o->caller;
-	u32 nk = 0, nu;
 
-	if (!smp->unwound)
-		return *kept_kernel = filter_chain(&o->filter, &p->s, caller, frames, pos, n);
-	for (u32 i = 0; i < smp->unwound_at; i++)
-		nk += smp->chain[i] < PERF_CONTEXT_MAX;
-	nk = nk < MAX_STACK ? nk : MAX_STACK;
-	nk = nk < n ? nk : n;
-	nu = n - nk;
-	nk = filter_chain(&o->filter, &p->s, caller, frames, pos, nk);
-	*kept_kernel = nk;
-	memmove(frames + nk, frames + (n - nu), nu * sizeof(*frames));
-	memmove(pos + nk, pos + (n - nu), nu * sizeof(*pos));
-	return nk + filter_chain(&o->filter, &p->s, caller, frames + nk, pos + nk, nu);
+	return filter_sample_chain(&o->filter, &p->s, smp, caller, frames, pos, n, kept_kernel);
 }
 
 /*

@@ -459,15 +459,12 @@ static void cur_room(struct pp *pp, u32 n)
 	pp->modes = xrealloc(pp->modes, pp->cap_cur);
 }
 
-/* As perf: the kernel's callchain is capped at this many entries (the unwound ones come on top). */
-#define MAX_CHAIN 127
-
 /* The stack of a sample into pp->cur, leaf first. Return: its depth. */
 static u32 sample_stack(struct pp *pp, struct thread *t, const struct psample *smp)
 {
 	u16 cpumode = PERF_RECORD_MISC_USER;
 	u8 *modes;
-	u32 n = 0, nfile = 0;
+	u32 n = 0, nfile = 0, nk;
 
 	cur_room(pp, smp->nr_chain + 1);
 	modes = pp->modes;
@@ -495,7 +492,7 @@ static u32 sample_stack(struct pp *pp, struct thread *t, const struct psample *s
 			continue;
 		}
 		if (!(smp->unwound && i > smp->unwound_at)) {
-			if (nfile == MAX_CHAIN)
+			if (nfile == FILTER_MAX_STACK)
 				continue;
 			nfile++;
 		}
@@ -503,7 +500,7 @@ static u32 sample_stack(struct pp *pp, struct thread *t, const struct psample *s
 		pp->frames[n] = session_resolve(&pp->s, t, cpumode, ip);
 		pp->pos[n++] = i;
 	}
-	n = filter_chain(&pp->o->filter, &pp->s, false, pp->frames, pp->pos, n);
+	n = filter_sample_chain(&pp->o->filter, &pp->s, smp, false, pp->frames, pp->pos, n, &nk);
 	for (u32 i = 0; i < n; i++) {
 		u32 at = pp->pos[i];
 

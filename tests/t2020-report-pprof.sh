@@ -151,10 +151,32 @@ if [ -n "$have_go" ]; then
 		bid=$(perf buildid-list -i perf.data 2>/dev/null | awk "\$2 ~ /\/hot3\$/ {print \$1}")
 		[ -n "$bid" ] || fail "perf lists no build-id for hot3" || exit 1
 		grep -E "^1: .*/hot3 $bid " raw.txt || fail "hot3 (the first mapping) without $bid"'
+	# --max-stack cuts a dwarf chain's kernel part and its unwound user part apart, as the
+	# table does (leaf first): nofp's system calls have both, two frames of each
+	test_expect "--max-stack 2 on a dwarf recording: two kernel frames over two user ones" '
+		"$PREC" record -q -e cpu-clock --call-graph dwarf -o dw.data -- \
+			"$PREC_BUILD/tests/workloads/nofp" 0.2 >/dev/null &&
+		"$PREC" report -q -i dw.data --pprof dw.pb.gz --no-inline --max-stack 2 &&
+		go tool pprof -traces -sample_index=samples -symbolize=none dw.pb.gz >dw.traces \
+			2>err || { cat err; exit 1; }
+		"$PYTHON" - dw.traces <<-PYEOF
+		import sys
+		stacks, fr = [], []
+		for line in list(open(sys.argv[1])) + ["-----------+"]:
+		    if line.startswith("-----------+"):
+		        if fr:
+		            stacks.append(fr)
+		        fr = []
+		    elif ":" not in line and (fr or len(line.split()) == 2):
+		        fr.append(line.split()[-1])
+		print("# %d stacks, %d at most" % (len(stacks), max(map(len, stacks))))
+		ok = any(len(f) == 4 and f[2:] == ["sys", "run"] for f in stacks)
+		sys.exit(0 if ok and max(map(len, stacks)) <= 4 else 1)
+		PYEOF'
 else
 	for what in "pprof -top on prec's recording" "pprof -top on perf's recording" \
 		"pprof -traces on prec's -g recording" "pprof -traces on perf's -g recording" \
-		"the labels and build-ids in pprof -raw"; do
+		"the labels and build-ids in pprof -raw" "--max-stack 2 on a dwarf recording"; do
 		test_skip "$what" "go (golang-go) is missing: go tool pprof cannot read the files"
 	done
 fi
