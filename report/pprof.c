@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -120,6 +121,9 @@ int pprof_gzip(const void *p, size_t n, u8 **out, size_t *out_len)
 	size_t cap;
 	int ret;
 
+	/* one call of deflate() takes at most a uInt of input and of output */
+	if (n > UINT_MAX / 2)
+		return -EFBIG;
 	memset(&z, 0, sizeof(z));
 	/* 15 + 16: the largest window, with a gzip header and trailer rather than zlib's */
 	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
@@ -991,8 +995,10 @@ int report_pprof(struct report *rep, const struct report_opts *o)
 	ret = session_process(&pp.s);
 	if (!ret) {
 		pp_encode(&pp, &out);
-		if (pprof_gzip(out.b, out.len, &gz, &gz_len)) {
-			ret = error("%s: cannot compress the pprof profile", o->pprof);
+		err = -pprof_gzip(out.b, out.len, &gz, &gz_len);
+		if (err) {
+			ret = error("%s: cannot compress the pprof profile: %s", o->pprof,
+				    err == EFBIG ? "larger than 2 GiB" : strerror(err));
 		} else {
 			err = write_all(fd, gz, gz_len);
 			if (fd != STDOUT_FILENO && close(fd) && !err)

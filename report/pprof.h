@@ -34,7 +34,7 @@ void pb_free(struct pb_buf *b);
  * pprof_gzip - compress n bytes at p into a gzip stream (zlib's deflate with its gzip header).
  * @out: set to the compressed bytes (malloc'ed), @out_len to their length
  *
- * Return: 0, or -ENOMEM / -EIO when zlib fails.
+ * Return: 0, or -EFBIG above 2 GiB (one call of zlib), -ENOMEM / -EIO when zlib fails.
  */
 int pprof_gzip(const void *p, size_t n, u8 **out, size_t *out_len);
 

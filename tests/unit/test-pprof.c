@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +49,8 @@ static void gzip_read_back(void)
 	static const char *const strs[] = {"", "samples", "count", "cpu", "nanoseconds"};
 	char path[] = "/tmp/prec-test-pprof-XXXXXX", cmd[256], got[256] = "";
 	struct pb_buf b = {0};
-	size_t gz_len, n = 0;
-	u8 *gz;
+	size_t gz_len, gz_len2, n = 0;
+	u8 *gz, *gz2;
 	FILE *f, *p;
 	int fd;
 
@@ -56,6 +58,9 @@ static void gzip_read_back(void)
 		pb_bytes(&b, 6, strs[i], strlen(strs[i]));
 	is(pprof_gzip(b.b, b.len, &gz, &gz_len), 0, "gzip");
 	ok(gz_len > 18 && gz[0] == 0x1f && gz[1] == 0x8b, "a gzip stream (its magic)");
+	/* refused before a byte is read: zlib takes a uInt of input in one call */
+	is(pprof_gzip(b.b, (size_t)UINT_MAX / 2 + 1, &gz2, &gz_len2), -EFBIG,
+	   "more than one call of zlib takes: refused, not cut short");
 	if (system("python3 -c '' 2>/dev/null")) {
 		skip("the string table read back", "python3 is missing");
 		free(gz);
