@@ -45,10 +45,12 @@ test_expect "perfg: so are -g flat ones" '
 	perf_clean perf report -i perfg.data --stdio --no-children -g flat >perf.out &&
 	prec_ok prec.out perfg.data --no-children -g flat && grep -q "^ *[0-9.]*%\$" prec.out &&
 	"$PYTHON" "$CMP" graph perf.out prec.out 6'
+# the most samples of hot_a come through run_round and main (a sample at hot_a's first
+# instruction, before its frame is set up, has another chain: the graph then splits)
 test_expect "perfg: hot_a's chain is hot_a, run_round, main" '
-	same_table perfg.data &&
-	grep -A4 "\[\.\] hot_a$" prec.out | tr -d " |-" | tr "\n" " " |
-		grep -q "hot_a run_round main"'
+	"$PREC" report -q -i perfg.data --folded >folded.txt &&
+	grep ";hot_a [0-9]*$" folded.txt | sort -k2 -n | tail -1 | tee top.txt |
+		grep -q ";main;run_round;hot_a "'
 
 if [ -n "$have_z" ]; then
 	test_expect "perf records hot3 with -z -g" 'rec_perf perfz -z -g -- "$W" -c 0.3'
