@@ -196,15 +196,17 @@ test_expect "stolen time: nr = the samples taken on each CPU, at the calibrated 
 '
 
 # The handler takes about 1 us here when the machine is quiet; a host busy with other guests
-# stretches it (6.7 us seen under a loaded CI run), so the bound is wide enough for that and
-# still catches a figure in the wrong unit or of the wrong thing.
-test_expect "handler time about 1 us and stolen time about 14 us per sample (0.2-20 us, 3-60 us)" '
+# stretches it (6.7 us seen under a loaded CI run). The stolen time depends on the host: 14 us on
+# some machines of this kind, 40 us on others (where a loop of 0.435 s took 0.80 s at 10 kHz).
+# The bounds are wide enough for that and still catch a figure in the wrong unit or of the wrong
+# thing.
+test_expect "handler time about 1 us and stolen time 14 to 45 us per sample (0.2-20 us, 3-250 us)" '
 	c=$(sort -k2 -n rec.samples | tail -1 | cut -d" " -f1)
 	set -- $(json rec.json "list(cost($c, \"sample\")) + list(cost($c, \"stolen\"))" | tr -d "[],")
 	h=$(awk -v n="$1" -v t="$2" "BEGIN { printf \"%.0f\", t / n }")
 	s=$(awk -v n="$3" -v t="$4" "BEGIN { printf \"%.0f\", t / n }")
 	echo "CPU $c: handler $h ns, stolen $s ns per sample"
-	[ "$h" -ge 200 ] && [ "$h" -le 20000 ] && [ "$s" -ge 3000 ] && [ "$s" -le 60000 ] &&
+	[ "$h" -ge 200 ] && [ "$h" -le 20000 ] && [ "$s" -ge 3000 ] && [ "$s" -le 250000 ] &&
 	[ "$s" -gt "$h" ]
 '
 

@@ -3,7 +3,7 @@
 # frequency above the kernel's limit (rate-capped, and the throttling it brings), a one-page
 # buffer with -g at a high rate (lost), the same with a side-band storm (lost, as a share of
 # the records), a side-band storm of mmaps and exec'd children (sideband), a high rate
-# (sample-cost); and silence on a modest recording (hot3 at 1 kHz).
+# (sample-cost); and silence on a modest recording (hot3 at 200 Hz).
 # --fail-above exits 3 on the costly recording and 0 on the modest one.
 # It lowers kernel.perf_event_max_sample_rate for a while and measures costs: nothing else may
 # sample meanwhile.
@@ -48,14 +48,17 @@ limit=/proc/sys/kernel/perf_event_max_sample_rate
 old=$(cat $limit)
 at_exit "echo $old >$limit"
 
-rec modest -q -e cpu-clock -F 1000 -- "$HOT3" -c 1
+# Modest whatever the host: a cpu-clock sample has cost from 14 us to 45 us on machines of this
+# kind (a loop of 0.435 s took 0.80 s at 10 kHz on one), so 1 kHz can be 4.5% of a CPU, near the
+# 5% of sample-cost. At 200 Hz that finding needs 250 us per sample.
+rec modest -q -e cpu-clock -F 200 -- "$HOT3" -c 1
 # 50 kHz: above the 5% threshold even when other jobs leave hot3 a tenth of a CPU
 rec costly -q -e cpu-clock -F 50000 -- $FAVOURED "$HOT3" -c 1
 
-test_expect "a modest recording (hot3 at 1 kHz): measured, and not a single finding" '
+test_expect "a modest recording (hot3 at 200 Hz): measured, and not a single finding" '
 	test "$(cat modest.rc)" = 0 && no_stderr modest.rerr &&
 	[ "$(json modest.json "d[\"overhead_records\"] > 0 and d[\"worst_cpu\"] is not None")" = true ] &&
-	[ "$(json modest.json "ids")" = "[]" ] &&
+	{ [ "$(json modest.json "ids")" = "[]" ] || { sed -n "/^#   CPU [0-9]*: /p;/^# findings/,\$p" modest.txt; false; }; } &&
 	grep -q "^# findings: none" modest.txt
 '
 
