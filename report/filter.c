@@ -246,6 +246,45 @@ bool filter_frame_skip(const struct filter_opts *f, u32 attr, const struct frame
 	return false;
 }
 
+static bool in_ints(const int *v, u32 nr, int x)
+{
+	for (u32 i = 0; i < nr; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
+bool thread_filtered(const struct report_opts *o, const struct thread *t)
+{
+	return (o->nr_comms && !in_list(o->comms, o->nr_comms, t->comm)) ||
+	       (o->nr_pids && !in_ints(o->pids, o->nr_pids, t->pid)) ||
+	       (o->nr_tids && !in_ints(o->tids, o->nr_tids, t->tid));
+}
+
+u32 filter_sample_skip(const struct report_opts *o, struct session *s, struct thread *t,
+		       const struct psample *smp, u32 *frame)
+{
+	const struct filter_opts *f = &o->filter;
+	u32 why = 0, fr;
+
+	if ((o->cpu_filter && (smp->cpu < 0 || !cpu_map_has(&o->cpus, smp->cpu))) ||
+	    filter_time_skip(f, smp->time))
+		return FILTER_SKIP_OUTSIDE;
+	if ((o->nr_comms || o->nr_pids || o->nr_tids) && thread_filtered(o, t))
+		why |= FILTER_SKIP_THREAD;
+	/* resolving is left to the caller when nothing here needs the frame */
+	if (!frame && !f->hide_unresolved && !f->nr_dsos && !f->nr_syms && !f->sym_substr)
+		return why;
+	fr = session_resolve_flagged(s, t, smp->cpumode, smp->ip);
+	if (frame)
+		*frame = fr;
+	if ((fr & FRAME_UNRESOLVED) && f->hide_unresolved)
+		why |= FILTER_SKIP_UNRESOLVED;
+	if (!why && filter_frame_skip(f, (u32)smp->attr, session_frame(s, fr & ~FRAME_UNRESOLVED)))
+		why |= FILTER_SKIP_FRAME;
+	return why;
+}
+
 u32 filter_chain(const struct filter_opts *f, const struct session *s, bool caller, u32 *frames,
 		 u32 *aux, u32 n)
 {

@@ -46,6 +46,37 @@ bool filter_time_skip(const struct filter_opts *f, u64 time);
  */
 bool filter_frame_skip(const struct filter_opts *f, u32 attr, const struct frame *fr);
 
+/**
+ * thread_filtered - whether --comm, --pid or --tid leave out the samples of thread t (its
+ * command as it is at the sample).
+ *
+ * Return: true to leave them out.
+ */
+bool thread_filtered(const struct report_opts *o, const struct thread *t);
+
+/* Why filter_sample_skip() leaves a sample out: bits, any number of them but OUTSIDE. */
+#define FILTER_SKIP_OUTSIDE 0x1u    /* --cpu or --time: the sample is not in the file's view */
+#define FILTER_SKIP_UNRESOLVED 0x2u /* --hide-unresolved, and the sample has no symbol */
+#define FILTER_SKIP_THREAD 0x4u	    /* --comm, --pid or --tid */
+#define FILTER_SKIP_FRAME 0x8u	    /* --dsos, --symbols or --symbol-filter (filter_frame_skip) */
+
+/**
+ * filter_sample_skip - the one decision of whether the views show sample smp of thread t, the
+ * checks in perf's order: --cpu and --time first (OUTSIDE, returned alone: nothing else is
+ * checked), then --comm, --pid and --tid (THREAD), then the sample's own frame: without a
+ * symbol under --hide-unresolved (UNRESOLVED), and when no other reason was found, --dsos,
+ * --symbols and --symbol-filter (FRAME). The callers decide what each reason costs: the table
+ * counts THREAD and FRAME samples in the event's total and hides their rows, pprof leaves
+ * them all out, the metrics view ends its windows at OUTSIDE and THREAD ones.
+ * @frame: NULL, or where to put the sample's frame (session_resolve_flagged(), with
+ * FRAME_UNRESOLVED) whenever OUTSIDE is not returned; NULL resolves it only when a frame
+ * filter needs it
+ *
+ * Return: 0 when the sample is shown, else the FILTER_SKIP_* bits of why it is not.
+ */
+u32 filter_sample_skip(const struct report_opts *o, struct session *s, struct thread *t,
+		       const struct psample *smp, u32 *frame);
+
 /* The most frames of a sample's recorded chain a report shows, as perf's default max stack. */
 #define FILTER_MAX_STACK 127
 

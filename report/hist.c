@@ -222,34 +222,6 @@ static struct hist_entry *hists_findnew(struct profile *p, struct hists *hs, str
 	return e;
 }
 
-bool thread_filtered(const struct report_opts *o, const struct thread *t)
-{
-	u32 i;
-
-	if (o->nr_comms) {
-		for (i = 0; i < o->nr_comms; i++)
-			if (!strcmp(o->comms[i], t->comm))
-				break;
-		if (i == o->nr_comms)
-			return true;
-	}
-	if (o->nr_pids) {
-		for (i = 0; i < o->nr_pids; i++)
-			if (o->pids[i] == t->pid)
-				break;
-		if (i == o->nr_pids)
-			return true;
-	}
-	if (o->nr_tids) {
-		for (i = 0; i < o->nr_tids; i++)
-			if (o->tids[i] == t->tid)
-				break;
-		if (i == o->nr_tids)
-			return true;
-	}
-	return false;
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* Distinct chains */
 
@@ -945,7 +917,7 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	struct hists *hs;
 	struct hist_entry key, *e;
 	const struct frame *fr;
-	u32 f, *frames, *locs = NULL, n, nk, leaf_pos = EMPTY, ugen, kgen, leaf_nfn = 0;
+	u32 f, *frames, *locs = NULL, n, nk, leaf_pos = EMPTY, ugen, kgen, leaf_nfn = 0, skip;
 	const struct srcline_func *leaf_fn = NULL;
 	struct memo_set *ms = t->memo;
 	struct memo_slot *sl = NULL;
@@ -953,12 +925,8 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 	struct memo *m;
 	const char *src = NULL, *par = NULL;
 
-	if (o->cpu_filter && (smp->cpu < 0 || !cpu_map_has(&o->cpus, smp->cpu)))
-		return;
-	if (filter_time_skip(&o->filter, smp->time))
-		return;
-	f = session_resolve_flagged(s, t, smp->cpumode, smp->ip);
-	if ((f & FRAME_UNRESOLVED) && o->filter.hide_unresolved)
+	skip = filter_sample_skip(o, s, t, smp, &f);
+	if (skip & (FILTER_SKIP_OUTSIDE | FILTER_SKIP_UNRESOLVED))
 		return;
 	hs = event_hists(p, smp->attr);
 	/* the one sample count: what the sample stands for (many when counted in the kernel) */
@@ -974,8 +942,8 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 			p->unresolved_nomap += smp->count;
 		p->unresolved += smp->count;
 	}
-	if (((o->nr_comms || o->nr_pids || o->nr_tids) && thread_filtered(o, t)) ||
-	    filter_frame_skip(&o->filter, (u32)smp->attr, session_frame(s, f))) {
+	if (skip) {
+		/* a row hidden: its samples still count in the event's total */
 		p->filtered += smp->count;
 		hs->nr_filtered += smp->count;
 		hs->filtered_period += smp->period;

@@ -159,14 +159,6 @@ int profile_run(struct profile *p, struct report *rep, struct report_opts *o);
 void profile_free(struct profile *p);
 
 /**
- * thread_filtered - whether --comm, --pid or --tid leave out the samples of thread t (its
- * command as it is at the sample).
- *
- * Return: true to leave them out.
- */
-bool thread_filtered(const struct report_opts *o, const struct thread *t);
-
-/**
  * file_has_chains - whether some event of the file read by r records call chains.
  *
  * Return: true when one does. Pipe mode declares events as it goes: ask after reading.

@@ -619,11 +619,6 @@ static void add_sat(struct group *g, u64 *sum, u64 v)
 	}
 }
 
-static bool cpu_skip(const struct report_opts *o, const struct psample *smp)
-{
-	return o->cpu_filter && (smp->cpu < 0 || !cpu_map_has(&o->cpus, smp->cpu));
-}
-
 static void on_sample(struct session *s, struct thread *t, const struct psample *smp, void *arg)
 {
 	struct metrics *mx = arg;
@@ -652,7 +647,7 @@ static void on_sample(struct session *s, struct thread *t, const struct psample 
 	if (g->inherit && thread_filtered(o, t))
 		return;
 	ks = key_of(mx, g, rd->id, smp->tid);
-	if (cpu_skip(o, smp) || filter_time_skip(&o->filter, smp->time) || thread_filtered(o, t)) {
+	if (filter_sample_skip(o, s, t, smp, NULL) & (FILTER_SKIP_OUTSIDE | FILTER_SKIP_THREAD)) {
 		/* outside what the user asked for: a window may not reach across it */
 		ks->k.valid = false;
 		return;

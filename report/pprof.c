@@ -522,23 +522,13 @@ static u32 sample_stack(struct pp *pp, struct thread *t, const struct psample *s
 static void add_sample(struct session *s, struct thread *t, const struct psample *smp, void *arg)
 {
 	struct pp *pp = arg;
-	const struct report_opts *o = pp->o;
 	const struct perf_event_attr *attr = pd_reader_attr(s->r, (u32)smp->attr);
 	struct pp_sample x = {0}, *e;
 	struct sample_key key;
 	int64_t i;
-	u32 f, slot;
+	u32 slot;
 
-	if (o->cpu_filter && (smp->cpu < 0 || !cpu_map_has(&o->cpus, smp->cpu)))
-		return;
-	if (filter_time_skip(&o->filter, smp->time))
-		return;
-	if ((o->nr_comms || o->nr_pids || o->nr_tids) && thread_filtered(o, t))
-		return;
-	f = session_resolve_flagged(s, t, smp->cpumode, smp->ip);
-	if ((f & FRAME_UNRESOLVED) && o->filter.hide_unresolved)
-		return;
-	if (filter_frame_skip(&o->filter, (u32)smp->attr, session_frame(s, f & ~FRAME_UNRESOLVED)))
+	if (filter_sample_skip(pp->o, s, t, smp, NULL))
 		return;
 	if (attr && (attr->sample_type & PERF_SAMPLE_TIME) && smp->time) {
 		if (!pp->have_time || smp->time < pp->first_time)

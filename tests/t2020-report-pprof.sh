@@ -121,6 +121,32 @@ dflt = strs[p.get(14, [0])[0]]
 print(' '.join('%s/%s' % t for t in types), 'default', dflt, 'samples', total)
 PYEOF
 
+# What a profile holds, by the same decoder: "total N" (the first value's sum), "comm NAME N"
+# per comm label, "mapping FILE HAS_FUNCTIONS HAS_FILENAMES HAS_LINE_NUMBERS HAS_INLINE_FRAMES
+# INLINED_LOCATIONS" and "function<TAB>NAME<TAB>SYSTEM_NAME<TAB>FILENAME".
+sed -n '1,/^dflt = /p' check.py | grep -v '^dflt = ' >dump.py
+cat >>dump.py <<'PYEOF'
+print('total', total)
+comms = {}
+for m in map(msg, p.get(2, [])):
+    vals = [x for v in m.get(2, []) for x in packed(v)]
+    for lb in map(msg, m.get(3, [])):
+        if strs[lb.get(1, [0])[0]] == 'comm':
+            c = strs[lb.get(2, [0])[0]]
+            comms[c] = comms.get(c, 0) + vals[0]
+for c in sorted(comms):
+    print('comm', c, comms[c])
+inl = {}
+for m in map(msg, p.get(4, [])):
+    if len(m.get(4, [])) > 1:
+        inl[m.get(2, [0])[0]] = inl.get(m.get(2, [0])[0], 0) + 1
+for m in map(msg, p.get(3, [])):
+    print('mapping', strs[m.get(5, [0])[0]], *[m.get(f, [0])[0] for f in (7, 8, 9, 10)],
+          inl.get(m.get(1, [0])[0], 0))
+for m in map(msg, p.get(5, [])):
+    print('function', *[strs[m.get(f, [0])[0]] for f in (2, 3, 4)], sep='\t')
+PYEOF
+
 test_expect "the file follows pprof's rules; prec:overhead is left out" '
 	"$PREC" report -q -i prec.data --stats >stats.txt &&
 	grep -q "prec:overhead" stats.txt || "$PREC" report -q -i prec.data --header-only |
@@ -181,6 +207,28 @@ else
 	done
 fi
 
+# The views share one decision of which samples they show: on a group recorded system-wide (two
+# programs, both CPUs), each filter leaves the table, --pprof and --metrics the same samples
+test_expect "--comm, --cpu and --time: the table, --pprof and --metrics keep the same samples" '
+	"$PREC" record -q -a -o grp.data -e "{cpu-clock,task-clock}:S" -c 1000000 -- sh -c \
+		"\"$W\" -c 0.3 & \"$PREC_BUILD/tests/workloads/nofp\" 0.2; wait" >/dev/null || exit 1
+	for f in "--comm hot3" "--cpu 0" "--time 25%-75%" "--comm hot3,nofp --cpu 1 --time 10%-90%"
+	do
+		# shellcheck disable=SC2086 # f is several options
+		"$PREC" report -q -i grp.data -n --sort comm -g none --no-children $f >tab.txt &&
+		"$PREC" report -q -i grp.data --pprof grp.pb.gz $f &&
+		"$PYTHON" dump.py grp.pb.gz >grp.dump &&
+		m=$("$PREC" report -i grp.data --metrics $f | awk "/^# Group/ {print \$(NF - 3)}") ||
+			exit 1
+		t=$(awk "\$1 ~ /%\$/ {s += \$2} END {print s + 0}" tab.txt)
+		p=$(awk "\$1 == \"total\" {print \$2}" grp.dump)
+		echo "$f: table $t, pprof $p, metrics $m"
+		[ "$t" -gt 0 ] && [ "$t" = "$p" ] && [ "$t" = "$m" ] ||
+			fail "$f: the views disagree" || exit 1
+		awk "\$1 ~ /%\$/ {print \$3, \$2}" tab.txt | sort >tab.comms
+		awk "\$1 == \"comm\" {print \$2, \$3}" grp.dump | sort >pp.comms
+		cmp tab.comms pp.comms || fail "$f: the comms differ" || exit 1
+	done'
 test_expect "--pprof without a file name: one line, exit 2" 'usage_error -i prec.data --pprof'
 test_expect "--pprof into a directory that is not there: one line, exit 1" '
 	report_fails 1 -i prec.data --pprof "$T/no/such/dir/p.pb.gz" &&
