@@ -334,8 +334,8 @@ static u32 pp_function(struct pp *pp, const struct sym *sym, u32 file)
 			fn->filename = file;
 		return (u32)i + 1;
 	}
-	/* the name in the binary, before sym_name() demangles it in place */
-	raw = pp_str(pp, sym->name);
+	/* the name in the binary, which sym_name() may have demangled in place already */
+	raw = pp_str(pp, sym_raw_name(sym));
 	GROW(pp->funcs, pp->nr_funcs, pp->cap_funcs);
 	fn = &pp->funcs[pp->nr_funcs];
 	fn->sym = sym;

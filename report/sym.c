@@ -93,8 +93,16 @@ void sym_demangle_into(struct sym *s, struct strpool *pool)
 	const char *n = demangle(s->name, dbuf, sizeof(dbuf));
 
 	if (n != s->name) {
-		s->namelen = (u32)strlen(n);
-		s->name = pool_strndup(pool, n, s->namelen);
+		/* one copy, "demangled\0mangled": the name in the binary stays (sym_raw_name()) */
+		size_t len = strlen(n), raw = s->namelen;
+		char *both = xmalloc(len + 1 + raw);
+
+		memcpy(both, n, len + 1);
+		memcpy(both + len + 1, s->name, raw);
+		s->name = pool_strndup(pool, both, len + 1 + raw);
+		s->namelen = (u32)len;
+		s->demangled = 1;
+		free(both);
 	}
 	s->mangled = 0;
 }
@@ -131,6 +139,7 @@ void dso_add_sym(struct dso *dso, u64 start, u64 end, const char *name, size_t n
 	s->binding = binding;
 	s->mangled = 0;
 	s->inlined = 0;
+	s->demangled = 0;
 	s->seq = dso->nr_added++;
 }
 

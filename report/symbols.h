@@ -39,6 +39,8 @@ struct sym {
 	u8 binding; /* STB_LOCAL, STB_GLOBAL, STB_WEAK */
 	u8 mangled; /* name is still the C++ mangled name: sym_name() demangles it once */
 	u8 inlined; /* a function inlined into another (report/srcline.h): perf's "(inlined)" */
+	/* name is "demangled\0mangled": the name in the binary follows (sym_raw_name()) */
+	u8 demangled;
 	u32 seq;    /* the order it was added in: perf's lookup among overlapping symbols uses it */
 };
 
@@ -53,6 +55,15 @@ const char *sym_demangle(struct sym *s);
 static inline const char *sym_name(const struct sym *s)
 {
 	return s->mangled ? sym_demangle((struct sym *)s) : s->name;
+}
+
+/*
+ * The name of s as the binary has it (a C++ name mangled), whether or not sym_name() has
+ * demangled it; the demangled name is what the debug information names an inlined function.
+ */
+static inline const char *sym_raw_name(const struct sym *s)
+{
+	return s->demangled ? s->name + s->namelen + 1 : s->name;
 }
 
 static inline u32 sym_namelen(const struct sym *s)

@@ -21,6 +21,8 @@
 #   same FILE ARGS...            those tables are the same, character for character
 #   usage_error ARGS...          prec report ARGS exits 2 with one line on stderr (in err),
 #                                starting "prec"
+#   cxx_spin OUT FLAGS...        g++ FLAGS builds OUT, a C++ program whose time goes to
+#                                ns::W::spin (_ZN2ns1W4spinEl in the binary)
 #   svg_ok FILE                  --flamegraph writes well-formed SVG whose frames add up
 #   cached FILE CMD...           CMD, a report of FILE: its output, stderr and exit status,
 #                                from the first run of the same CMD when REPORT_CACHE is set
@@ -566,4 +568,18 @@ report_fails() {
 
 usage_error() {
 	report_fails 2 "$@"
+}
+
+cxx_spin() {
+	local out=$1
+	shift
+	cat >"$out.cc" <<-EOF
+	namespace ns {
+	struct W { static double spin(long n); };
+	double __attribute__((noinline)) W::spin(long n)
+	{ double x = 0; for (long i = 0; i < n; i++) x += i * 0.5; return x; }
+	}
+	int main() { volatile double r = ns::W::spin(60000000); return r < 0; }
+	EOF
+	g++ "$@" -o "$out" "$out.cc"
 }

@@ -177,15 +177,7 @@ done
 
 # C++ names
 test_expect "a C++ program is built and recorded by perf" '
-	cat >cxx.cc <<-EOF &&
-	namespace ns {
-	struct W { static double spin(long n); };
-	double __attribute__((noinline)) W::spin(long n)
-	{ double x = 0; for (long i = 0; i < n; i++) x += i * 0.5; return x; }
-	}
-	int main() { volatile double r = ns::W::spin(60000000); return r < 0; }
-	EOF
-	g++ -O1 -fno-omit-frame-pointer -o cxx cxx.cc &&
+	cxx_spin cxx -O1 -fno-omit-frame-pointer &&
 	perf record -q -e cpu-clock -F 4000 -o cxx.data -- ./cxx >/dev/null 2>&1'
 test_expect "C++ names: demangled by default, mangled with --no-demangle, as perf" '
 	same_table cxx.data && grep -q "ns::W::spin" prec.out &&

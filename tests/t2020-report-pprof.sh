@@ -229,6 +229,25 @@ test_expect "--comm, --cpu and --time: the table, --pprof and --metrics keep the
 		awk "\$1 == \"comm\" {print \$2, \$3}" grp.dump | sort >pp.comms
 		cmp tab.comms pp.comms || fail "$f: the comms differ" || exit 1
 	done'
+# A C++ function's system_name is its name in the binary, however it was recorded: the dwarf
+# chains' debug information looks at (and demangles) the name before pprof writes it
+if command -v g++ >/dev/null 2>&1; then
+	test_expect "a C++ function: name demangled, system_name mangled, with -g and with dwarf" '
+		cxx_spin cxx -O0 -g -fno-omit-frame-pointer || exit 1
+		for cg in -g "--call-graph dwarf"; do
+			# shellcheck disable=SC2086 # cg is an option and its value
+			"$PREC" record -q -e cpu-clock $cg -o cxx.data -- ./cxx >/dev/null &&
+			"$PREC" report -q -i cxx.data --pprof cxx.pb.gz &&
+			"$PYTHON" dump.py cxx.pb.gz >cxx.dump || exit 1
+			grep spin cxx.dump
+			awk -F "\t" "\$2 == \"ns::W::spin\" && \$3 == \"_ZN2ns1W4spinEl\" {ok = 1}
+				\$3 == \"ns::W::spin\" {bad = 1} END {exit !(ok && !bad)}" cxx.dump ||
+				fail "$cg: not ns::W::spin named _ZN2ns1W4spinEl in the binary" || exit 1
+		done'
+else
+	test_skip "a C++ function's system_name" "g++ is missing: no C++ program to record"
+fi
+
 test_expect "--pprof without a file name: one line, exit 2" 'usage_error -i prec.data --pprof'
 test_expect "--pprof into a directory that is not there: one line, exit 1" '
 	report_fails 1 -i prec.data --pprof "$T/no/such/dir/p.pb.gz" &&
