@@ -157,6 +157,8 @@ struct pp_mapping {
 	const struct dso *dso;
 	u64 start, limit, offset;
 	bool unnamed; /* one of its locations has no function */
+	/* some location has: a function's source file, a line number, an inlined function */
+	bool filenames, line_numbers, inline_frames;
 };
 
 struct pp_function {
@@ -276,7 +278,10 @@ static bool map_eq(const void *ctx, u32 i, const void *key)
 /* The id (1 and up) of the mapping of map m. */
 static u32 pp_mapping(struct pp *pp, const struct map *m)
 {
-	struct pp_mapping key = {m->dso, m->start, m->end, m->identity ? 0 : m->pgoff, false};
+	struct pp_mapping key = {.dso = m->dso,
+				 .start = m->start,
+				 .limit = m->end,
+				 .offset = m->identity ? 0 : m->pgoff};
 	int64_t i;
 	u32 slot;
 
@@ -404,6 +409,10 @@ static u32 pp_location(struct pp *pp, struct thread *t, u16 cpumode, u64 ip, u32
 		s64 line = split_line(pp, fn[j].line, &file);
 
 		pp_line_add(pp, pp_function(pp, fn[j].sym, file), line);
+		if (file)
+			pp->maps[key.mapping - 1].filenames = true;
+		if (line)
+			pp->maps[key.mapping - 1].line_numbers = true;
 	}
 	fr = session_frame(&pp->s, f); /* interning may not move frames, but be plain about it */
 	if (!k && fr->sym)
@@ -411,6 +420,8 @@ static u32 pp_location(struct pp *pp, struct thread *t, u16 cpumode, u64 ip, u32
 	key.nr_lines = pp->nr_lines - key.first_line;
 	if (!key.nr_lines && key.mapping)
 		pp->maps[key.mapping - 1].unnamed = true;
+	if (key.nr_lines > 1)
+		pp->maps[key.mapping - 1].inline_frames = true;
 	GROW(pp->locs, pp->nr_locs, pp->cap_locs);
 	pp->locs[pp->nr_locs] = key;
 	hash_index_set(&pp->loc_ix, slot, pp->nr_locs);
@@ -849,6 +860,9 @@ static void pp_encode(struct pp *pp, struct pb_buf *out)
 		pb_uint(&m, 5, fname[2 * i]);
 		pb_uint(&m, 6, fname[2 * i + 1]);
 		pb_uint(&m, 7, !mp->unnamed); /* has_functions */
+		pb_uint(&m, 8, mp->filenames);
+		pb_uint(&m, 9, mp->line_numbers);
+		pb_uint(&m, 10, mp->inline_frames);
 		pb_bytes(out, 3, m.b, m.len);
 	}
 	free(fname);

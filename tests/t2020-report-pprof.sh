@@ -248,6 +248,31 @@ else
 	test_skip "a C++ function's system_name" "g++ is missing: no C++ program to record"
 fi
 
+# The mappings say what their locations hold: with dwarf chains and their debug information,
+# nofp's inlined spin makes locations of more than one line, with files and line numbers;
+# frame-pointer chains have none of them, and --no-inline no inlined frames
+if have libdw; then
+	test_expect "mapping flags: inline frames, files and lines with dwarf, none with -g" '
+		"$PREC" record -q -e cpu-clock --call-graph dwarf -o inl.data -- \
+			"$PREC_BUILD/tests/workloads/nofp" 0.2 >/dev/null &&
+		"$PREC" report -q -i inl.data --pprof inl.pb.gz &&
+		"$PYTHON" dump.py inl.pb.gz >inl.dump &&
+		"$PREC" report -q -i inl.data --pprof noinl.pb.gz --no-inline &&
+		"$PYTHON" dump.py noinl.pb.gz >noinl.dump &&
+		"$PREC" report -q -i precg.data --pprof g.pb.gz && "$PYTHON" dump.py g.pb.gz >g.dump ||
+			exit 1
+		grep "^mapping .*/nofp " inl.dump noinl.dump; grep "^mapping .*/hot3 " g.dump
+		grep -q "^mapping .*/nofp 1 1 1 1 [1-9]" inl.dump ||
+			fail "nofp: not has_functions, has_filenames, has_line_numbers, has_inline_frames" ||
+			exit 1
+		grep -q "^mapping .*/nofp 1 [01] [01] 0 0\$" noinl.dump ||
+			fail "--no-inline: nofp has_inline_frames" || exit 1
+		grep -q "^mapping .*/hot3 1 0 0 0 0\$" g.dump ||
+			fail "-g: hot3 has file, line or inline flags"'
+else
+	test_skip "mapping flags of a dwarf recording" "prec is built without libdw: no inlined frames"
+fi
+
 test_expect "--pprof without a file name: one line, exit 2" 'usage_error -i prec.data --pprof'
 test_expect "--pprof into a directory that is not there: one line, exit 1" '
 	report_fails 1 -i prec.data --pprof "$T/no/such/dir/p.pb.gz" &&
