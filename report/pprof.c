@@ -646,11 +646,13 @@ static u32 pp_events(struct pp *pp, struct pp_event **out, int **col)
 	return k;
 }
 
-/* With the samples' final comms named, the order that puts equal (stack, labels) together. */
-static struct pp *sort_pp;
-
-static int sample_cmp(const void *pa, const void *pb)
+/*
+ * With the samples' final comms named, the order that puts equal (stack, labels) together: a
+ * qsort_r() comparison of two sample numbers, ctx the profile.
+ */
+static int sample_cmp(const void *pa, const void *pb, void *ctx)
 {
+	const struct pp *sort_pp = ctx;
 	const struct pp_sample *a = &sort_pp->samples[*(const u32 *)pa];
 	const struct pp_sample *b = &sort_pp->samples[*(const u32 *)pb];
 	int c;
@@ -719,14 +721,13 @@ static void enc_samples(struct pp *pp, struct pb_buf *out, const int *col, u32 n
 		x->cpu_str = num_str(pp, x->cpu);
 		order[i] = i;
 	}
-	sort_pp = pp;
-	qsort(order, pp->nr_samples, sizeof(u32), sample_cmp);
+	qsort_r(order, pp->nr_samples, sizeof(u32), sample_cmp, pp);
 	for (u32 i = 0; i < pp->nr_samples;) {
 		const struct pp_sample *x = &pp->samples[order[i]];
 		u32 j = i;
 
 		memset(vals, 0, 2 * nr_ev * sizeof(u64));
-		for (; j < pp->nr_samples && !sample_cmp(&order[i], &order[j]); j++) {
+		for (; j < pp->nr_samples && !sample_cmp(&order[i], &order[j], pp); j++) {
 			const struct pp_sample *y = &pp->samples[order[j]];
 			int c = col[y->attr];
 
