@@ -998,6 +998,14 @@ int report_pprof(struct report *rep, const struct report_opts *o)
 	if (!o->no_inline && srclines_available())
 		pp.srclines = srclines_new();
 	ret = session_process(&pp.s);
+	/* as the table says it: an empty profile is still written, but not silently */
+	if (!ret && !pp.nr_samples && !pp.s.nr_samples && pp.s.nr_overhead)
+		note("%s has no samples but %" PRIu64 " of prec:overhead, which are costs "
+		     "(prec report --overhead shows them): the pprof profile is empty",
+		     o->input, pp.s.nr_overhead);
+	else if (!ret && !pp.nr_samples)
+		note("%s has no samples%s: the pprof profile is empty", o->input,
+		     pp.s.nr_samples ? " that pass the filters" : "");
 	if (!ret) {
 		pp_encode(&pp, &out);
 		err = -pprof_gzip(out.b, out.len, &gz, &gz_len);

@@ -273,6 +273,22 @@ else
 	test_skip "mapping flags of a dwarf recording" "prec is built without libdw: no inlined frames"
 fi
 
+# An empty profile is written all the same, and one line on stderr says why, as the table says
+# it: no sample passes the filters, or the file has prec:overhead's samples alone
+test_expect "an empty profile: written, one line on stderr says why (none with -q)" '
+	"$PREC" report -i prec.data --comm no-such-comm --pprof empty.pb.gz 2>err && cat err &&
+	[ "$(wc -l <err)" = 1 ] && grep -q "prec.data has no samples that pass the filters" err &&
+	"$PYTHON" check.py empty.pb.gz && "$PYTHON" dump.py empty.pb.gz | grep -qx "total 0" &&
+	"$PREC" report -q -i prec.data --comm no-such-comm --pprof empty.pb.gz 2>err &&
+	[ ! -s err ] || fail "no sample passes the filters" || exit 1
+	"$PREC" record -q -e cpu-clock -c 1000000000 -o none.data -- true >/dev/null &&
+	"$PREC" report -i none.data --pprof none.pb.gz 2>err && cat err &&
+	[ "$(wc -l <err)" = 1 ] &&
+	grep -q "none.data has no samples but [0-9]* of prec:overhead.*--overhead" err &&
+	"$PYTHON" check.py none.pb.gz && "$PYTHON" dump.py none.pb.gz | grep -qx "total 0" ||
+		fail "prec:overhead samples alone" || exit 1
+	"$PREC" report -i prec.data --pprof full.pb.gz 2>err && [ ! -s err ] ||
+		fail "a profile with samples: stderr is not empty"'
 test_expect "--pprof without a file name: one line, exit 2" 'usage_error -i prec.data --pprof'
 test_expect "--pprof into a directory that is not there: one line, exit 1" '
 	report_fails 1 -i prec.data --pprof "$T/no/such/dir/p.pb.gz" &&
