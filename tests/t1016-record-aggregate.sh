@@ -102,6 +102,16 @@ test_expect "--summary=perf: perf's count of the samples in the file, as perf pr
 "$PREC" record --overhead-source=none -g -e cpu-clock:u -F 4000 -o normalu.data -- "$HOT3" -c 2 \
 	>/dev/null 2>/dev/null
 
+# noise PCT N: how far two recordings of N samples each may put a share of PCT% apart by chance
+# alone: three standard deviations of the difference of two binomial shares, at least 1 point
+# (at 8,000 samples, 2.2 points for hot_b's 30%). A quiet machine samples hot3's rounds
+# evenly and stays well within a point; a loaded one preempts at random (1.8 points seen).
+noise() {
+	awk -v p="$1" -v n="$2" 'BEGIN { p /= 100; d = n > 0 ? 300 * sqrt(2 * p * (1 - p) / n) : 1
+		printf "%.2f", d < 1 ? 1 : d }'
+}
+nr_normalu=$(perf script -i normalu.data -F period 2>/dev/null | grep -c '^ *[0-9][0-9]* *$')
+
 test_expect "with -g perf report shows the callers of the hot functions" '
 	perf_clean perf report -i aggg.data --stdio --no-children -g caller --sort sym >g.rep &&
 	for s in hot_a hot_b hot_c; do
@@ -110,14 +120,15 @@ test_expect "with -g perf report shows the callers of the hot functions" '
 	grep -q "main" g.rep
 '
 
-test_expect "with -g the top stacks have a normal recording's shares within 1 point" '
+test_expect "with -g the top stacks have a normal recording's shares, within sampling noise" '
 	stacks aggu.data >agg.stacks && stacks normalu.data >normal.stacks &&
 	head -3 normal.stacks &&
 	awk "\$1 >= 5" normal.stacks >top && test "$(wc -l <top)" -ge 3 &&
 	while read -r pct st; do
 		a=$(awk -v s="$st" "\$2 == s { print \$1 }" agg.stacks)
-		echo "$st: normal $pct%, aggregated $a%"
-		near "$a" "$pct" 1 || exit 1
+		d=$(noise "$pct" "$nr_normalu")
+		echo "$st: normal $pct%, aggregated $a% (noise $d of $nr_normalu samples)"
+		near "$a" "$pct" "$d" || exit 1
 	done <top
 '
 
@@ -128,14 +139,15 @@ folded() {
 		     END { for (k in w) printf "%.2f %s\n", 100 * w[k] / t, k }' | sort -rn
 }
 
-test_expect "with -g prec report --folded: the top stacks have a normal recording's shares within 1 point" '
+test_expect "with -g prec report --folded: the top stacks have a normal recording's shares, within sampling noise" '
 	folded aggu.data >agg.folded && folded normalu.data >normal.folded &&
 	awk "\$1 >= 5" normal.folded >ftop && test "$(wc -l <ftop)" -ge 3 &&
 	while read -r pct st; do
 		a=$(awk -v s="$st" "{ p = \$1; \$1 = \"\"; sub(/^ /, \"\") } \$0 == s { print p }" \
 			agg.folded)
-		echo "$st: normal $pct%, aggregated $a%"
-		near "$a" "$pct" 1 || exit 1
+		d=$(noise "$pct" "$nr_normalu")
+		echo "$st: normal $pct%, aggregated $a% (noise $d of $nr_normalu samples)"
+		near "$a" "$pct" "$d" || exit 1
 	done <ftop
 '
 
