@@ -465,11 +465,20 @@ static void print_titles(const struct report_opts *o, const struct columns *c, F
 	fputs("\n#\n", out);
 }
 
-/* With -t, perf turns the separator's first character into '.' inside the key columns. */
+/*
+ * With -t, perf turns the separator's first character into '.' inside the key columns. Written
+ * a span at a time: a locked fputc() per character was a tenth of a big report's time.
+ */
 static void put_key(const struct report_opts *o, const char *s, FILE *out)
 {
-	for (; *s; s++)
-		fputc(o->field_sep && *s == *o->field_sep ? '.' : *s, out);
+	const char *q;
+
+	if (o->field_sep && *o->field_sep)
+		for (; (q = strchr(s, *o->field_sep)); s = q + 1) {
+			fwrite(s, 1, (size_t)(q - s), out);
+			fputc('.', out);
+		}
+	fputs(s, out);
 }
 
 /* One row, as hist_entry__snprintf() lays it out. */
