@@ -5,8 +5,9 @@
 #   bench/report-speed.sh [-b BUILD_DIR] [-f FILE] [-n RUNS] [-c CHILDREN_RUNS]
 #
 # Compared, with their output to /dev/null:
-#   prec report -i FILE                        the default view: perf's --stdio --no-children
-#                                              table with the call graphs
+#   prec report -i FILE --no-children          perf's --stdio --no-children table with the call
+#                                              graphs (prec's default, as perf's, is the
+#                                              children view when the file has call chains)
 #   perf report -i FILE --stdio --no-children  the same table (the like-for-like comparison)
 #   prec report -i FILE --children             perf's children table with its call graphs
 #   perf report -i FILE --stdio                perf's default (children mode, call graphs),
@@ -51,7 +52,7 @@ import os, statistics, subprocess, sys, tempfile, time
 path, runs, children_runs, prec = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 size = os.path.getsize(path)
 cmds = [
-    ('prec report', [prec, 'report', '-q', '-i', path], runs),
+    ('prec report --no-children', [prec, 'report', '-q', '-i', path, '--no-children'], runs),
     ('perf report --stdio --no-children',
      ['perf', 'report', '-i', path, '--stdio', '--no-children'], runs),
     ('prec report --children', [prec, 'report', '-q', '-i', path, '--children'], runs),
@@ -81,8 +82,9 @@ for name, _, _ in cmds:
     med[name] = (t, m)
     print('%-36s %9.3f %8.0f %14.1f   (%.3f-%.3f s)' % (name, t, size / 1e6 / t, m,
                                                         min(res[name][0]), max(res[name][0])))
-for perf_name, prec_name in (('perf report --stdio --no-children', 'prec report'),
-                             ('perf report --stdio', 'prec report --children')):
+for perf_name, prec_name in (
+        ('perf report --stdio --no-children', 'prec report --no-children'),
+        ('perf report --stdio', 'prec report --children')):
     if perf_name in med and prec_name in med:
         t, m = med[perf_name]
         pt, pm = med[prec_name]
