@@ -270,7 +270,7 @@ u32 filter_sample_skip(const struct report_opts *o, struct session *s, struct th
 	if ((o->cpu_filter && (smp->cpu < 0 || !cpu_map_has(&o->cpus, smp->cpu))) ||
 	    filter_time_skip(f, smp->time))
 		return FILTER_SKIP_OUTSIDE;
-	if ((o->nr_comms || o->nr_pids || o->nr_tids) && thread_filtered(o, t))
+	if (thread_filtered(o, t))
 		why |= FILTER_SKIP_THREAD;
 	/* resolving is left to the caller when nothing here needs the frame */
 	if (!frame && !f->hide_unresolved && !f->nr_dsos && !f->nr_syms && !f->sym_substr)

@@ -31,8 +31,6 @@
 #include "util/log.h"
 #include "util/xalloc.h"
 
-#define MAX_STACK FILTER_MAX_STACK
-
 /* ---------------------------------------------------------------------------------------- */
 /* Frame names */
 
@@ -528,7 +526,7 @@ static u32 chain_frames(struct profile *p, struct thread *t, const struct psampl
 		}
 		/* the file's chain is capped, the frames unwound from the user stack come on top */
 		if (!(smp->unwound && i > smp->unwound_at)) {
-			if (nfile == MAX_STACK)
+			if (nfile == FILTER_MAX_STACK)
 				continue;
 			nfile++;
 		}
@@ -691,10 +689,10 @@ static bool chain_caller(const struct report_opts *o);
 static const char *sample_parent(struct profile *p, struct thread *t, const struct psample *smp)
 {
 	u16 cpumode = PERF_RECORD_MISC_USER;
-	u32 frames[MAX_STACK], n = 0;
+	u32 frames[FILTER_MAX_STACK], n = 0;
 
 	/* the entries callee first, each resolved in the mode of the context mark before it */
-	for (u32 i = 0; i < smp->nr_chain && n < MAX_STACK; i++) {
+	for (u32 i = 0; i < smp->nr_chain && n < FILTER_MAX_STACK; i++) {
 		u64 ip = smp->chain[i];
 
 		if (ip < PERF_CONTEXT_MAX)

@@ -18,10 +18,10 @@
 #include "config.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
