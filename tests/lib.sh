@@ -244,6 +244,15 @@ near() {
 		'BEGIN { x = a - b; if (x < 0) x = -x; exit !(a != "" && b != "" && x <= d) }'
 }
 
+# perf_event_fds PID: the perf_event files the process holds
+perf_event_fds() {
+	local n=0 f
+	for f in /proc/"$1"/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[perf_event]" ] && n=$((n + 1))
+	done
+	echo $n
+}
+
 # normalise: the one filter for golden outputs: pids, times, addresses and paths become tokens.
 normalise() {
 	sed -E \

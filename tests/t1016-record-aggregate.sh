@@ -96,11 +96,30 @@ test_expect "--summary=perf: perf's count of the samples in the file, as perf pr
 # The shares are compared on user-mode samples (cpu-clock:u): the kernel stacks on top of hot3's
 # (interrupts, preemption) come and go with the machine's other load between two runs, which a
 # loaded CI machine turned into 3 points of hot_a moving to such stacks; aggregation is judged
-# on what it keeps, hot3's own stacks.
-"$PREC" record --aggregate --overhead-source=none -g -e cpu-clock:u -F 4000 -o aggu.data -- \
-	"$HOT3" -c 2 >/dev/null 2>/dev/null
-"$PREC" record --overhead-source=none -g -e cpu-clock:u -F 4000 -o normalu.data -- "$HOT3" -c 2 \
-	>/dev/null 2>/dev/null
+# on what it keeps, hot3's own stacks. And both sessions record one run of hot3 at the same
+# time: two runs of it one after the other on a loaded machine put hot_b 2.35 points apart
+# (30.12% and 27.77% of 8,000 samples), more than three standard deviations of binomial
+# sampling noise. hot3 waits on a fifo until both sessions have their counters open (-p), so
+# that they see the whole run.
+mkfifo start
+sh -c 'read -r x <start; exec "$0" -c 2' "$HOT3" >/dev/null &
+W=$!
+at_exit "kill $W"
+"$PREC" record --aggregate --overhead-source=none -g -e cpu-clock:u -F 4000 -o aggu.data \
+	-p $W >/dev/null 2>aggu.err &
+RA=$!
+"$PREC" record --overhead-source=none -g -e cpu-clock:u -F 4000 -o normalu.data -p $W \
+	>/dev/null 2>normalu.err &
+RN=$!
+at_exit "kill $RA $RN"
+for _ in $(seq 1500); do
+	[ "$(perf_event_fds $RA)" -ge 1 ] && [ "$(perf_event_fds $RN)" -ge 1 ] && break
+	kill -0 $RA 2>/dev/null && kill -0 $RN 2>/dev/null || break
+	sleep 0.02
+done
+sleep 0.3
+echo go >start
+wait $RA $RN
 
 # noise PCT N: how far two recordings of N samples each may put a share of PCT% apart by chance
 # alone: three standard deviations of the difference of two binomial shares, at least 1 point

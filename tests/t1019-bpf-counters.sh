@@ -111,15 +111,6 @@ ref_stop() {
 	stop "$1"
 }
 
-# perf_event_fds PID: the perf_event files the process holds
-perf_event_fds() {
-	local n=0 f
-	for f in /proc/"$1"/fd/*; do
-		[ "$(readlink "$f" 2>/dev/null)" = "anon_inode:[perf_event]" ] && n=$((n + 1))
-	done
-	echo $n
-}
-
 # total NAME EVENT: the count prec report --counters gives EVENT in NAME.data
 total() {
 	"$PREC" report --counters -i "$1.data" 2>/dev/null |
