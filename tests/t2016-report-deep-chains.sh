@@ -43,6 +43,7 @@ if have libdw-unwind; then
 			>perf.folded &&
 		cached dw.data "$PREC" report -q -i dw.data --folded --no-inline >prec.folded &&
 		"$PYTHON" "$CMP" collapsed perf.folded prec.folded &&
+		echo "# the deepest stack: $(deepest prec.folded) frames" &&
 		[ "$(deepest prec.folded)" -gt 127 ]'
 	# --max-stack above 127 unwinds that many user frames, as perf does, where the copy holds them
 	test_expect "dwarf: --max-stack 200 unwinds past 127 user frames, as perf script does" '
@@ -51,6 +52,7 @@ if have libdw-unwind; then
 			-s "$STACKCOLLAPSE" >perf.folded &&
 		"$PREC" report -q -i dw.data --folded --no-inline --max-stack 200 >prec.folded &&
 		"$PYTHON" "$CMP" collapsed perf.folded prec.folded &&
+		echo "# the deepest stack: $(deepest prec.folded) frames" &&
 		[ "$(deepest prec.folded)" -gt 137 ]'
 else
 	test_skip "dwarf chains" "prec is built without libdw 0.188 or later"
