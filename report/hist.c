@@ -609,7 +609,8 @@ static bool memo_chain_matches(const struct memo *m, const struct psample *smp, 
 /*
  * The row of a (frame, command, event) seen before, without building its key: a direct-mapped
  * cache in front of the rows' hash table. A frame is one symbol of one binary (or one address),
- * so with the thread or the CPU when the sort keys hold them it decides the row.
+ * so with the thread or the CPU when the sort keys hold them it decides the row. The samples'
+ * rows use it while the file is read, the rows of call-chain entries (--children) after.
  */
 struct row_cache_entry {
 	const char *comm, *srcline, *parent;
@@ -836,13 +837,23 @@ static void chain_locs(struct profile *p, struct thread *t, const struct psample
 					false);
 }
 
-static inline struct row_cache_entry *row_cache_slot(struct profile *p, const struct psample *smp,
-						     const struct thread *t, u32 f)
+/* The slot of key k (its entry unused) in the row cache. */
+static inline struct row_cache_entry *row_cache_slot(struct profile *p,
+						     const struct row_cache_entry *k)
 {
-	u64 k = (u64)f << 32 ^ (u64)(uintptr_t)t->comm ^ (u64)(u32)smp->attr << 24 ^
-		(u64)(u32)row_cpu(p->o, smp) << 40 ^ (u64)(u32)row_tid(p->o, t) << 8;
+	u64 h = (u64)k->frame << 32 ^ (u64)(uintptr_t)k->comm ^ (u64)(u32)k->attr << 24 ^
+		(u64)(u32)k->cpu << 40 ^ (u64)(u32)k->tid << 8;
 
-	return &p->row_cache[(u32)hash_mix64(k) & ((1u << ROW_CACHE_BITS) - 1)];
+	return &p->row_cache[(u32)hash_mix64(h) & ((1u << ROW_CACHE_BITS) - 1)];
+}
+
+/* Whether slot rc holds the row of key k. */
+static inline bool row_cache_holds(const struct row_cache_entry *rc,
+				   const struct row_cache_entry *k)
+{
+	return rc->frame == k->frame && rc->comm == k->comm && rc->attr == k->attr &&
+	       rc->cpu == k->cpu && rc->tid == k->tid && rc->srcline == k->srcline &&
+	       rc->parent == k->parent;
 }
 
 static bool children_caller(const struct report_opts *o);
@@ -971,11 +982,13 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		sl->row_period += smp->period;
 		e = NULL;
 	} else {
-		struct row_cache_entry *rc = row_cache_slot(p, smp, t, f);
+		struct row_cache_entry rk = {
+			.comm = t->comm, .srcline = src, .parent = par, .frame = f,
+			.attr = smp->attr, .cpu = row_cpu(o, smp), .tid = row_tid(o, t),
+		};
+		struct row_cache_entry *rc = row_cache_slot(p, &rk);
 
-		if (rc->frame == f && rc->comm == t->comm && rc->attr == smp->attr &&
-		    rc->cpu == row_cpu(o, smp) && rc->tid == row_tid(o, t) && rc->srcline == src &&
-		    rc->parent == par) {
+		if (row_cache_holds(rc, &rk)) {
 			e = &hs->v[rc->entry];
 			goto found;
 		}
@@ -984,14 +997,8 @@ static void add_sample(struct session *s, struct thread *t, const struct psample
 		e = hists_findnew(p, hs, &key);
 		p->row_lookups++;
 		e->attr = smp->attr;
-		rc->frame = f;
-		rc->comm = t->comm;
-		rc->attr = smp->attr;
-		rc->cpu = row_cpu(o, smp);
-		rc->tid = row_tid(o, t);
-		rc->srcline = src;
-		rc->parent = par;
-		rc->entry = (u32)(e - hs->v);
+		rk.entry = (u32)(e - hs->v);
+		*rc = rk;
 	found:
 		if (!e->samples) {
 			e->frame = f;
@@ -1350,11 +1357,22 @@ bool file_has_chains(struct pd_reader *r)
 static u32 chain_entry_row(struct profile *p, struct hists *hs, const struct hist_entry *self,
 			   const char *comm, u32 f, char level)
 {
-	const struct frame *fr = session_frame(&p->s, f);
+	/*
+	 * The row cache, emptied of the samples' rows (children_add()): a frame with the comm,
+	 * event, CPU, thread and parent of the row a chain comes from decides the row of its entry
+	 * (the level is not compared, as key_equal() does not).
+	 */
+	struct row_cache_entry rk = {
+		.comm = comm, .parent = self->parent, .frame = f,
+		.attr = self->attr, .cpu = self->cpu, .tid = self->tid,
+	};
+	struct row_cache_entry *rc = row_cache_slot(p, &rk);
+	const struct frame *fr;
 	struct hist_entry key, *e;
-	struct thread *t = self->thread;
-	int attr = self->attr;
 
+	if (row_cache_holds(rc, &rk))
+		return rc->entry;
+	fr = session_frame(&p->s, f);
 	/* perf keys a chain entry without a symbol by its address, not the map's offset */
 	/* perf's cumulative entries take the parent of the sample they come from */
 	row_key(p, &key, comm, self->tid, self->cpu, f, fr, fr->ip, level, NULL, self->parent);
@@ -1362,10 +1380,12 @@ static u32 chain_entry_row(struct profile *p, struct hists *hs, const struct his
 	if (!e->frame) {
 		/* new: a row that only call chains pass through */
 		e->frame = f;
-		e->thread = t;
-		e->attr = attr;
+		e->thread = self->thread;
+		e->attr = self->attr;
 	}
-	return (u32)(e - hs->v);
+	rk.entry = (u32)(e - hs->v);
+	*rc = rk;
+	return rk.entry;
 }
 
 /* The order perf's children view walks and shows chains in: caller, unless -g callee said. */
@@ -1429,6 +1449,8 @@ static void children_add(struct profile *p)
 	u32 *rows = xmalloc(2 * (p->max_chain + 2) * sizeof(u32)), *pos = rows + p->max_chain + 2;
 	size_t off = 0;
 
+	/* the samples' rows were keyed by the map's offset, and rename_comms() moved rows */
+	memset(p->row_cache, 0, (1u << ROW_CACHE_BITS) * sizeof(*p->row_cache));
 	for (u32 i = 0; i < p->nr_ev; i++) {
 		for (u32 j = 0; j < p->ev[i].nr; j++) {
 			p->ev[i].v[j].acc_period = p->ev[i].v[j].period;
