@@ -21,6 +21,7 @@
 #ifdef HAVE_LIBDW
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #endif
 
 #include "report/srcline.h"
@@ -36,6 +37,7 @@ struct src_dso {
 	struct src_dso *next;
 #ifdef HAVE_LIBDW
 	Dwarf *dw; /* NULL: no line tables */
+	Elf *elf;  /* dw's file */
 	int fd;
 	/* queued: what to open, as dso has it (dso may be another thread's copy, freed since) */
 	char *symsrc, *name;
@@ -165,6 +167,8 @@ static void src_dso_free(struct src_dso *d)
 #ifdef HAVE_LIBDW
 	if (d->dw)
 		dwarf_end(d->dw);
+	if (d->elf)
+		elf_end(d->elf);
 	if (d->fd >= 0)
 		close(d->fd);
 	free(d->symsrc);
@@ -262,6 +266,62 @@ static u64 objdump_addr(const struct dso *dso, u64 rel)
 }
 
 #ifdef HAVE_LIBDW
+/*
+ * Debug sections that libdw decompresses when it opens a file (dwarf_begin_elf() takes every
+ * debug section it knows) but that line tables and inline scopes never read: variable
+ * locations, macros, name indexes, call frames. libc's .debug_loclists alone is 1.4 of the
+ * 10 MB its debug sections decompress to.
+ */
+static const char *const unread_sections[] = {
+    ".debug_loc",      ".debug_loclists", ".debug_macinfo", ".debug_macro",
+    ".debug_pubnames", ".debug_pubtypes", ".debug_frame",
+};
+
+/* Whether section name is one of unread_sections (".zdebug_x": ".debug_x" compressed by GNU). */
+static bool section_unread(const char *name)
+{
+	const char *base = !strncmp(name, ".zdebug_", 8) ? name + 2 : name + 1;
+
+	if (name[0] != '.')
+		return false;
+	for (size_t i = 0; i < sizeof(unread_sections) / sizeof(unread_sections[0]); i++)
+		if (!strcmp(base, unread_sections[i] + 1))
+			return true;
+	return false;
+}
+
+/*
+ * The debug information of file fd for line tables and inline scopes: the sections they do not
+ * read are marked SHT_NOBITS in libelf's copy of the section headers, which libdw passes by.
+ */
+static Dwarf *lines_begin(int fd, Elf **elfp)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Dwarf *dw;
+
+	if (!elf)
+		return NULL;
+	if (!elf_getshdrstrndx(elf, &shstrndx))
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr mem, *sh = gelf_getshdr(scn, &mem);
+			const char *name = sh ? elf_strptr(elf, shstrndx, sh->sh_name) : NULL;
+
+			if (name && sh->sh_type != SHT_NOBITS && section_unread(name)) {
+				sh->sh_type = SHT_NOBITS;
+				gelf_update_shdr(scn, sh);
+			}
+		}
+	dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!dw) {
+		elf_end(elf);
+		return NULL;
+	}
+	*elfp = elf;
+	return dw;
+}
+
 /* Open the line tables of a binary: those of the file its symbols came from, else its own. */
 static void lines_open(struct src_dso *d, const char *symsrc, const char *name)
 {
@@ -273,7 +333,7 @@ static void lines_open(struct src_dso *d, const char *symsrc, const char *name)
 		d->fd = open(paths[i], O_RDONLY | O_CLOEXEC);
 		if (d->fd < 0)
 			continue;
-		d->dw = dwarf_begin(d->fd, DWARF_C_READ);
+		d->dw = lines_begin(d->fd, &d->elf);
 		if (!d->dw) {
 			close(d->fd);
 			d->fd = -1;
