@@ -278,13 +278,17 @@ if command -v setpriv >/dev/null 2>&1 &&
 	np_rc=$?
 	test_expect "unprivileged: the kernel-side costs unavailable, with the reason, never 0" '
 		cat np/np.err
+		echo "# record status $np_rc"
 		test $np_rc = 0 &&
 		grep -q "interrupt and rotation costs not measured (.*)" np/np.err &&
-		"$PREC" report --overhead -i np/np.data --json >np.json &&
-		[ "$(json np.json "d[\"facts\"][\"source\"]")" = none ] &&
-		[ "$(json np.json "sorted(set(u[\"type\"] for u in d[\"unavailable\"]))")" = "[\"mux\", \"sample\"]" ] &&
-		[ "$(json np.json "all(u[\"reason\"] for u in d[\"unavailable\"])")" = true ] &&
-		[ "$(json np.json "[k for c in d[\"cpus\"] for k in c[\"costs\"] if k[\"type\"] in (\"sample\", \"mux\") and not k[\"unavailable\"]]")" = "[]" ]
+		"$PREC" report --overhead -i np/np.data --json >np.json || exit 1
+		src=$(json np.json "d[\"facts\"][\"source\"]")
+		types=$(json np.json "sorted(set(u[\"type\"] for u in d[\"unavailable\"]))")
+		why=$(json np.json "all(u[\"reason\"] for u in d[\"unavailable\"])")
+		zero=$(json np.json "[k for c in d[\"cpus\"] for k in c[\"costs\"] if k[\"type\"] in (\"sample\", \"mux\") and not k[\"unavailable\"]]")
+		echo "# source $src; unavailable $types, each with a reason: $why; measured: $zero"
+		[ "$src" = none ] && [ "$types" = "[\"mux\", \"sample\"]" ] && [ "$why" = true ] &&
+		[ "$zero" = "[]" ]
 	'
 else
 	test_skip "unprivileged: the kernel-side costs unavailable" \
