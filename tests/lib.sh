@@ -253,6 +253,23 @@ perf_event_fds() {
 	echo $n
 }
 
+# counting MIN PID...: wait (30 s at most: a busy machine is slow to open counters) until each
+# PID holds at least MIN perf_event files; 1 when one of them ends first or time runs out
+counting() {
+	local min=$1 p all
+	shift
+	for _ in $(seq 1500); do
+		all=1
+		for p in "$@"; do
+			kill -0 "$p" 2>/dev/null || return 1
+			[ "$(perf_event_fds "$p")" -ge "$min" ] || all=
+		done
+		[ -n "$all" ] && return 0
+		sleep 0.02
+	done
+	return 1
+}
+
 # normalise: the one filter for golden outputs: pids, times, addresses and paths become tokens.
 normalise() {
 	sed -E \

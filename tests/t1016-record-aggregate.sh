@@ -112,11 +112,7 @@ RA=$!
 	>/dev/null 2>normalu.err &
 RN=$!
 at_exit "kill $RA $RN"
-for _ in $(seq 1500); do
-	[ "$(perf_event_fds $RA)" -ge 1 ] && [ "$(perf_event_fds $RN)" -ge 1 ] && break
-	kill -0 $RA 2>/dev/null && kill -0 $RN 2>/dev/null || break
-	sleep 0.02
-done
+counting 1 $RA $RN
 sleep 0.3
 echo go >start
 wait $RA $RN

@@ -101,10 +101,7 @@ reference() {
 	echo $! >"$1.pid"
 	at_exit "kill -9 $!"
 	# counting once its two counters are open (it enables them right after)
-	for _ in $(seq 1500); do
-		[ "$(perf_event_fds "$(cat "$1.pid")")" -ge 2 ] && break
-		sleep 0.02
-	done
+	counting 2 "$(cat "$1.pid")"
 	sleep 0.1
 }
 ref_stop() {
