@@ -27,6 +27,8 @@ d = json.load(open(sys.argv[1]))
 ids = sorted(f["id"] for f in d["findings"])
 def finding(i):
     return [f for f in d["findings"] if f["id"] == i][0]
+def nr(t):
+    return sum(k["nr"] for c in d["cpus"] for k in c["costs"] if k["type"] == t)
 r = eval(sys.argv[2])
 print(json.dumps(r) if isinstance(r, (dict, list, bool)) or r is None else r)' "$1" "$2"
 }
@@ -90,7 +92,7 @@ if echo 2000 >$limit 2>/dev/null; then
 		grep -q "cpu-clock asked for 8000 Hz, above the kernel.s limit of 2000" msg &&
 		[ "$(json capped.json "d[\"facts\"][\"max_sample_rate_before\"]")" = 2000 ]
 	'
-	throttled=$(json period.json "sum(k[\"nr\"] for c in d[\"cpus\"] for k in c[\"costs\"] if k[\"type\"] == \"throttle\")")
+	throttled=$(json period.json "nr(\"throttle\")")
 	if [ "${throttled:-0}" -gt 0 ]; then
 		test_expect "-c 50000 (20 kHz) under a limit of 2000: the kernel throttles; throttle" '
 			json period.json "finding(\"throttle\")[\"message\"]" | tee msg &&
@@ -107,7 +109,7 @@ fi
 
 # One page of ring buffer, call chains, 20 kHz: the kernel drops what prec cannot drain.
 rec lost -q -m 1 -g -e cpu-clock -F 20000 -- $FAVOURED "$HOT3" -c 1
-lost=$(json lost.json "sum(k[\"nr\"] for c in d[\"cpus\"] for k in c[\"costs\"] if k[\"type\"] == \"lost\")")
+lost=$(json lost.json "nr(\"lost\")")
 if [ "${lost:-0}" -gt 0 ]; then
 	test_expect "lost for real (-m 1 -g -F 20000): the count, and -m advice" '
 		json lost.json "finding(\"lost\")[\"message\"] + \" // \" + finding(\"lost\")[\"advice\"]" |
@@ -124,7 +126,7 @@ fi
 # the share lost is of every record the rings were to carry, not of the samples alone (which
 # would put it near 100%).
 rec sblost -q -m 1 -e cpu-clock -F 1000 -- $FAVOURED "$STORM" 50000 50
-sblost=$(json sblost.json "sum(k[\"nr\"] for c in d[\"cpus\"] for k in c[\"costs\"] if k[\"type\"] == \"lost\")")
+sblost=$(json sblost.json "nr(\"lost\")")
 if [ "${sblost:-0}" -gt 0 ]; then
 	test_expect "lost in a side-band storm: a share of the records, side-band included" '
 		json sblost.json "finding(\"lost\")[\"message\"]" | tee msg &&
@@ -149,15 +151,17 @@ else
 	test_skip "lost in a side-band storm" "nothing was lost with one-page rings this time"
 fi
 
-# 200000 mappings of an executable and 200 exec'd children (a loaded machine may drop some of
-# their records: half must arrive).
+# 200000 mappings of an executable and 200 exec'd children. The workload runs ahead of prec's
+# reader, so on a busy machine the rings overflow: each mapping's record either arrives or is
+# counted lost (CI once saw 91086 arrive), and the two together account for all 200000.
 rec storm -q -e cpu-clock -F 1000 -- $FAVOURED "$STORM" 200000 200
 test_expect "a side-band storm (mmaps, exec'd children): sideband, by kind, with advice" '
 	test "$(cat storm.rc)" = 0 &&
 	json storm.json "finding(\"sideband\")[\"message\"] + \" // \" + finding(\"sideband\")[\"advice\"]" |
 		tee msg &&
 	grep -q "by kind: MMAP2 [0-9]*%" msg && grep -q "mmap storm" msg &&
-	[ "$(json storm.json "d[\"facts\"][\"source\"] != \"none\" and sum(k[\"nr\"] for c in d[\"cpus\"] for k in c[\"costs\"] if k[\"type\"] == \"sideband\") >= 100000")" = true ]
+	json storm.json "(d[\"facts\"][\"source\"], nr(\"sideband\"), nr(\"lost\"))" &&
+	[ "$(json storm.json "d[\"facts\"][\"source\"] != \"none\" and nr(\"sideband\") >= 10000 and nr(\"sideband\") + nr(\"lost\") >= 200000")" = true ]
 '
 
 done_testing
