@@ -94,10 +94,13 @@ for f in chains pchains; do
 		same $f.data -g none -p run_round -x --percent-limit 0.5 &&
 		grep -q ' main  *run_round *$' prec.tab && ! grep -q other prec.tab"
 done
+# hot_c runs under main alone: without main in the expression it has no parent, whatever else
+# (a sample or two of the program's start) the recording caught.
 test_expect "-p: the first matching function from the sampled one out, [other] for none" '
 	same chains.data --no-children -g none -p "hot_[ab]|main" -s sym,parent &&
 	grep -q "hot_a  *hot_a *$" prec.tab && grep -q "hot_c  *main *$" prec.tab &&
-	grep -q "\[other\] *$" prec.tab'
+	same chains.data --no-children -g none -p "hot_[ab]" -s sym,parent &&
+	grep -q "hot_a  *hot_a *$" prec.tab && grep -q "hot_c  *\[other\] *$" prec.tab'
 test_expect "-p: a regular expression that does not compile is one line" '
 	usage_error -i none.data -p "(" && grep -q "(" err'
 test_expect "the sort key parent on a file without call chains: one line, as perf refuses it" '
@@ -172,8 +175,15 @@ done
 test_expect "the lines are those of the source: the two loops" '
 	squeezed lperf.data --no-children -g none -s srcline,sym --percent-limit 5 &&
 	grep -q "lines.c:6 .*one" prec.rows && grep -q "lines.c:12 .*two" prec.rows'
+# The kernel's rows are a few samples of the programs' start and faults: the first of perf's
+# recordings that caught one. prec.tab, whole: the rows compared are cut to perf's column, which
+# may end before the offset.
 test_expect "the kernel has no line tables: symbol+offset, as perf" '
-	rows plain.data --no-children -g none -s dso,srcline && grep -q "kernel.kallsyms.*+[0-9]" prec.rows'
+	for f in plain chains lperf; do
+		rows $f.data --no-children -g none -s dso,srcline || exit 1
+		grep -q kernel.kallsyms perf.tab && break
+	done &&
+	grep -q "kernel.kallsyms.*+[0-9]" prec.tab'
 test_expect "-F and --hierarchy take srcline too" '
 	rows lperf.data --no-children -g none -F overhead,dso,srcline,sym &&
 	squeezed lperf.data --no-children -g none --hierarchy -s srcline,sym --percent-limit 5 &&
