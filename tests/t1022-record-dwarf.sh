@@ -108,8 +108,11 @@ callers() {
 }
 
 # 4000 samples a second: about 1200 of the workload, so that the shares of two recordings are
-# within a few points of each other (the work is 2/3 and 1/3 in every run)
-C=(-e cpu-clock -c 250000)
+# within a few points of each other (the work is 2/3 and 1/3 in every run). Each carries 8 KiB of
+# stack, 33 MB/s: the default rings fill in 15 ms, and a busy machine that keeps the reader off
+# its CPU that long makes the kernel drop records, which perf report then warns about. 16 MiB
+# rings hold a whole recording (about 10 MB).
+C=(-e cpu-clock -c 250000 -m 16M)
 perf record -q -B "${C[@]}" --call-graph dwarf -o perf.data -- "${WORK[@]}" >/dev/null 2>perf.err
 "$PREC" record -q $NONE "${C[@]}" --call-graph dwarf -o prec.data -- "${WORK[@]}" \
 	>/dev/null 2>prec.err

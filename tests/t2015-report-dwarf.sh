@@ -106,7 +106,7 @@ if have libdw-unwind; then
 	test_expect "--json agrees with the table" 'json_agrees nofp.data'
 	test_expect "the flame graph adds up" 'svg_ok nofp.data'
 	test_expect "read from a pipe, the call graphs are perf's" '
-		command perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - "$NOFP" 0.2 \
+		command perf record -q -m 16M -e cpu-clock -F 2000 --call-graph dwarf -o - "$NOFP" 0.2 \
 			2>/dev/null >pipe.data &&
 		perf_clean perf report -i - --stdio --no-children <pipe.data >perf.out &&
 		"$PREC" report -i - --stdio --no-children <pipe.data >prec.out &&
