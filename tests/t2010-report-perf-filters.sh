@@ -37,9 +37,12 @@ if ! have root || ! have perf || ! have python || [ ! -x "$W" ]; then
 	exit
 fi
 
+# pk: hot3, then dd in the kernel, for the checks that need kernel rows (hot3 alone has a few
+# samples of its start and exit there, sometimes none).
 test_expect "perf and prec record hot3, without and with -g" '
 	rec_perf pp -- "$W" -c 0.3 && rec_perf pg -g -- "$W" -c 0.3 &&
-	rec_prec cp -- "$W" -c 0.3 && rec_prec cg -g -- "$W" -c 0.3'
+	rec_prec cp -- "$W" -c 0.3 && rec_prec cg -g -- "$W" -c 0.3 &&
+	rec_perf pk -- sh -c "\"$W\" -c 0.1; dd if=/dev/zero of=/dev/null bs=64k count=5000 status=none"'
 
 # strip_slices FILE: the table without the "(time slices: ...)" of its Samples lines.
 strip_slices() {
@@ -120,19 +123,19 @@ test_expect "cg: --max-stack 1 and 0" '
 # A symfs that holds hot3 alone: libc, ld.so and the kernel are left unresolved.
 test_expect "a symfs with hot3 alone" '
 	mkdir -p "sf$(dirname "$W")" empty && cp "$W" "sf$W"'
-test_expect "pp: --symfs: what it lacks is unresolved, and -U drops it, as in perf" '
-	same_table pp.data --symfs sf && grep -q "\[k\] 0xf" prec.out &&
-	same_table pp.data --symfs sf --hide-unresolved && grep -q "hot_a" prec.out &&
+test_expect "pk: --symfs: what it lacks is unresolved, and -U drops it, as in perf" '
+	same_table pk.data --symfs sf && grep -q "\[k\] 0xf" prec.out &&
+	same_table pk.data --symfs sf --hide-unresolved && grep -q "hot_a" prec.out &&
 	! grep -q "\[k\] 0x\|\[unknown\]" prec.out'
 test_expect "cg: --symfs, an empty one, and -U in the tables and call graphs" '
 	same_table cg.data --symfs empty && ! grep -q "\[.\] hot_a" prec.out &&
 	same_graph cg.data 4 --symfs sf -U && ! grep -q "\[k\] 0x\|\[unknown\]" prec.out'
 
 test_expect "--kallsyms: a kallsyms without the leading kernel symbol" '
-	k=$("$PREC" report -q -i pp.data --dsos "[kernel.kallsyms]" -g none |
+	k=$("$PREC" report -q -i pk.data --dsos "[kernel.kallsyms]" -g none |
 		awk "/\[k\]/ {print \$NF; exit}") && [ -n "$k" ] &&
-	grep -v " $k\$" /proc/kallsyms >ks && same_table pp.data --kallsyms ks &&
-	! grep -q "\[k\] $k\$" prec.out && same_table pp.data --symfs sf --kallsyms ks &&
+	grep -v " $k\$" /proc/kallsyms >ks && same_table pk.data --kallsyms ks &&
+	! grep -q "\[k\] $k\$" prec.out && same_table pk.data --symfs sf --kallsyms ks &&
 	grep -q "\[k\] [a-z_]" prec.out'
 
 test_expect "--header with --stats: perf's header, then the counts" '
