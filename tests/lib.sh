@@ -233,9 +233,12 @@ perf_clean_wide() {
 	fi
 }
 
-# share FILE SYM: the percentage perf report (--stdio) gives the user-space symbol SYM in FILE
-share() {
-	awk -v s="$2" '$2 == "[.]" && $3 == s { sub("%", "", $1); print $1; exit }' "$1"
+# hot3_share FILE SYM: SYM's percentage of the samples perf report (--stdio) gives hot3's three
+# functions in FILE. hot3 does 50/30/20 of its work in hot_a, hot_b and hot_c; the kernel's
+# stacks on top of it (interrupts, preemption) come and go with the machine's other load.
+hot3_share() {
+	awk -v s="$2" '$2 == "[.]" && $3 ~ /^hot_[abc]$/ { sub("%", "", $1); t += $1
+		if ($3 == s) p = $1 } END { if (t > 0 && p != "") printf "%.2f\n", 100 * p / t }' "$1"
 }
 
 # near A B [D]: both are numbers and |A - B| <= D (3 unless given)

@@ -35,7 +35,7 @@ perf report -i perf.data --stdio --no-children --sort sym >perf.rep 2>/dev/null
 for f in "hot_a 50" "hot_b 30" "hot_c 20"; do
 	set -- $f
 	test_expect "$1 is within 3 points of $2% and of perf's own recording" '
-		p=$(share prec.rep '$1'); q=$(share perf.rep '$1')
+		p=$(hot3_share prec.rep '$1'); q=$(hot3_share perf.rep '$1')
 		echo "prec $p%, perf $q%, expected '$2'%"
 		near "$p" '$2' && near "$p" "$q"
 	'

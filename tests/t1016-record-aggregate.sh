@@ -43,7 +43,7 @@ perf report -i normal.data --stdio --no-children --sort sym >normal.rep 2>/dev/n
 for f in "hot_a 50" "hot_b 30" "hot_c 20"; do
 	set -- $f
 	test_expect "$1 is within 3 points of $2% and of a normal recording" '
-		p=$(share agg.rep '$1'); q=$(share normal.rep '$1')
+		p=$(hot3_share agg.rep '$1'); q=$(hot3_share normal.rep '$1')
 		echo "aggregated $p%, normal $q%, expected '$2'%"
 		near "$p" '$2' && near "$p" "$q"
 	'
@@ -243,7 +243,7 @@ test_expect "pipe mode: perf report reads the stream" '
 	"$PREC" record --aggregate --overhead-source=none -e cpu-clock -F 4000 -o - -- \
 		"$HOT3" -c 0.5 2>pipe.err >pipe.data &&
 	perf_clean perf report -i - --stdio --no-children --sort sym <pipe.data >pipe.rep &&
-	near "$(share pipe.rep hot_a)" 50
+	near "$(hot3_share pipe.rep hot_a)" 50
 '
 
 # evcount FILE EVENT: perf report's event count of EVENT in FILE
