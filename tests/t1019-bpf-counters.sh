@@ -268,7 +268,7 @@ rm -rf "$ROOT"
 cat >mt.py <<'EOF2'
 import os, sys, threading, time
 def spin():
-    while True:
+    while not os.path.exists('end-thread'):
         time.sleep(0.005)
 def quit_thread():
     open('tid', 'w').write('%d\n' % threading.get_native_id())
@@ -295,7 +295,9 @@ test_expect "... which perf stat report and prec report --counters read silently
 	 "$PREC" report --counters -i mt.data >mt.rep 2>mt.reperr && ! [ -s mt.reperr ]'
 
 # The readers look a task up by its process: a thread id of -p that a new process has as its pid
-# (the thread gone) is not counted. The new process gets the id through ns_last_pid.
+# (the thread gone) is not counted. The new process gets the id through ns_last_pid. Once it is
+# made, the threads that woke every 5 ms are gone too: what the process counts then is not its
+# threads' CPU time over a wall time that a busy machine stretches.
 "$PREC" record -v -F 10 -e cpu-clock --bpf-counters --count task-clock -p "$MT" -o reuse.data \
 	2>reuse.err &
 echo $! >reuse.pid
