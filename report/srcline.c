@@ -606,6 +606,7 @@ static bool inl_eq(const void *ctx, u32 i, const void *key)
 	return sl->inl[i].dso == k->dso && sl->inl[i].rel == k->rel;
 }
 
+#ifdef HAVE_LIBDW
 /*
  * The next function at the address, innermost first: its line is where the one before was
  * inlined into it (the first's, the address's own).
@@ -621,7 +622,6 @@ static void name_add(struct srclines *sl, const char *name)
 	sl->call_line = NULL;
 }
 
-#ifdef HAVE_LIBDW
 /*
  * The name addr2line gives a function, which perf shows: its linkage name where it has one
  * (glibc's internal aliases, "__GI___clock_gettime"; C++ names, demangled as perf does), else
