@@ -312,7 +312,8 @@ if have libdw-unwind; then
 	else
 		test_skip "prec's dwarf recording" "prec record does not record dwarf call graphs"
 	fi
-	test_skip "without libdw, one line says the stacks need it" "prec is built with libdw 0.188 or later"
+	test_skip "without libdw, one line says the stacks need it" \
+		"prec is built with libdw 0.188 or later (tools/check.sh runs this in a tree without it)"
 else
 	test_expect "perf records nofp with --call-graph dwarf" '
 		rec_perf nofp --call-graph dwarf -- "$NOFP" 0.2'
@@ -322,6 +323,13 @@ else
 		grep -q "^prec: warning: .*need prec built with libdw" prec.err &&
 		$PERF_CHECK perf report -i nofp.data --stdio --no-children >perf.out &&
 		"$PYTHON" "$CMP" table perf.out prec.out'
+	if ! have libdw; then
+		test_expect "without libdw, --sort srcline is refused in one line" '
+			"$PREC" report -i nofp.data --stdio --no-children -s srcline >out 2>err
+			[ $? = 1 ] && cat err && [ "$(wc -l <err)" = 1 ] &&
+			grep -q "^prec: the sort key srcline needs prec built with libdw" err &&
+			! [ -s out ]'
+	fi
 fi
 
 done_testing
