@@ -282,6 +282,11 @@ normalise() {
 		-e 's/\b(pid|tid)[ =:]+[0-9]+/\1 PID/g'
 }
 
+# "${KWORK[@]}": a command that spends its time in the kernel (hundreds of samples there at
+# 4 kHz), for checks of kernel rows: a user-space workload has a few kernel samples of its start
+# and exit, and on some runs none.
+KWORK=(dd if=/dev/zero of=/dev/null bs=64k count=5000 status=none)
+
 # $FAVOURED WORKLOAD...: the workload runs ahead of all other work on the machine, at the lowest
 # real-time priority (nice would not do: it only orders the processes of one session). For
 # assertions on what a recording costs as a share of a CPU per second of wall time (the overhead

@@ -46,7 +46,6 @@ C="-e cpu-clock -c 1000000"
 # attrs do not depend on it; the readers need samples: 50 ms of CPU is 50 at the period of 1 ms,
 # 40 at the longest period below (1234567 ns).
 WORK=("$HOT3" -c 0.05)
-KWORK=(dd if=/dev/zero of=/dev/null bs=64k count=5000 status=none)
 
 # The attr options.
 same "-W" $C -W

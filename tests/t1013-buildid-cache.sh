@@ -73,12 +73,12 @@ test_expect "the program's entry and link are laid out as perf record lays them 
 	tree home/.debug | grep -F -e "$B1" -e "${B1:2}" >got && test -s want &&
 	diff want got'
 
-# The kernel is cached when the recording has samples in it: dd, which lives there (prog has a
-# few samples of its start and exit in the kernel, sometimes none).
+# The kernel is cached when the recording has samples in it: KWORK's (lib.sh; prog has a few
+# samples of its start and exit in the kernel, sometimes none).
 KBID=$(perf buildid-list -k 2>/dev/null)
-KWORK="dd if=/dev/zero of=/dev/null bs=64k count=5000 status=none"
 test_expect "the kernel: [kernel.kallsyms]/BUILD-ID/kallsyms, as perf, and its link" '
-	"$PREC" record $R -o k.data $KWORK && HOME=$T/phome perf record $PR -o pk.data $KWORK &&
+	"$PREC" record $R -o k.data "${KWORK[@]}" &&
+	HOME=$T/phome perf record $PR -o pk.data "${KWORK[@]}" &&
 	perf buildid-list -i k.data 2>/dev/null | grep -q kallsyms &&
 	[ -n "$KBID" ] && tree phome/.debug | grep -F "$KBID" >want &&
 	tree home/.debug | grep -F "$KBID" >got && diff want got &&

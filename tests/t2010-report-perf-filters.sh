@@ -37,12 +37,12 @@ if ! have root || ! have perf || ! have python || [ ! -x "$W" ]; then
 	exit
 fi
 
-# pk: hot3, then dd in the kernel, for the checks that need kernel rows (hot3 alone has a few
-# samples of its start and exit there, sometimes none).
+# pk: hot3, then KWORK (lib.sh) in the kernel, for the checks that need kernel rows (hot3 alone
+# has a few samples of its start and exit there, sometimes none).
 test_expect "perf and prec record hot3, without and with -g" '
 	rec_perf pp -- "$W" -c 0.3 && rec_perf pg -g -- "$W" -c 0.3 &&
 	rec_prec cp -- "$W" -c 0.3 && rec_prec cg -g -- "$W" -c 0.3 &&
-	rec_perf pk -- sh -c "\"$W\" -c 0.1; dd if=/dev/zero of=/dev/null bs=64k count=5000 status=none"'
+	rec_perf pk -- sh -c "\"$W\" -c 0.1; ${KWORK[*]}"'
 
 # strip_slices FILE: the table without the "(time slices: ...)" of its Samples lines.
 strip_slices() {
